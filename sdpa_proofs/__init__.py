@@ -1,0 +1,29 @@
+"""sdpa-proofs: machine-checked derivations of why attention divides by sqrt(d_k).
+
+Write a derivation as a claim and a chain of steps, each justified by named rules; the toolkit
+checks every step by rule, by exact moments for symbolic d, and by high-precision integration,
+and backs the claim by Monte Carlo.
+"""
+
+from .checks import NumericSettings, Verdict, exact_check, numeric_check, rule_check
+from .derivation import Derivation, Step
+from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
+from .expressions import SD, E, RandomVector, SumOverDistinct, Var
+from .models import INDEPENDENT, MODELS, IndependentModel, Model, get_model, independent
+from .moments import ExactEvaluator
+from .report import RunReport
+from .rules import RULES, Rule, lemma
+from .runner import VerifySettings, verify_derivation, verify_paths
+from .symbols import S, d, dot_product, i, j, k, q, sigma_k, sigma_q
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Derivation", "Step", "E", "Var", "SD", "SumOverDistinct", "RandomVector", "lemma",
+    "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
+    "Model", "IndependentModel", "independent", "INDEPENDENT", "MODELS", "get_model",
+    "Family", "FAMILIES", "NORMAL", "UNIFORM", "RADEMACHER", "LAPLACE",
+    "Rule", "RULES", "ExactEvaluator", "Verdict", "NumericSettings",
+    "rule_check", "exact_check", "numeric_check",
+    "VerifySettings", "verify_derivation", "verify_paths", "RunReport",
+]

@@ -1,0 +1,136 @@
+"""Plain algebra: canonical forms and a three-valued equality test.
+
+E[.], Var(.) and sd(.) are opaque here: algebra may rewrite inside their arguments and move sums
+around (linearity of finite sums, renaming bound indices, reordering nested sums), but it never
+relates E[X] to anything else.  So no probabilistic step can pass as algebra.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import permutations
+
+import mpmath
+import sympy as sp
+from sympy import Add, Expr, Mul, Sum, Symbol
+
+from .expressions import MOMENT_FUNCTIONS, SUMS, SumOverDistinct, bound_indices, index_symbols
+
+
+def distribute_sums(expr: Expr) -> Expr:
+    """Linearity of finite sums: sum_i (a_i + b_i) = sum_i a_i + sum_i b_i and
+    sum_i c a_i = c sum_i a_i for c free of i; applied everywhere, arguments of E included."""
+    if not expr.args:
+        return expr
+    expr = expr.func(*(distribute_sums(a) for a in expr.args))
+    if isinstance(expr, SUMS):
+        return _distribute(expr)
+    return expr
+
+
+def _distribute(expr: Expr) -> Expr:
+    body = sp.expand(expr.function)
+    bound = set(bound_indices(expr))
+    rebuilt = []
+    for term in Add.make_args(body):
+        outside, inside = [], []
+        for factor in Mul.make_args(term):
+            (inside if index_symbols(factor) & bound else outside).append(factor)
+        rebuilt.append(Mul(*outside) * _resum(expr, Mul(*inside)))
+    return Add(*rebuilt)
+
+
+def _resum(template: Expr, body: Expr) -> Expr:
+    if isinstance(template, SumOverDistinct):
+        return SumOverDistinct(body, *template.indices, template.upper)
+    return Sum(body, *template.limits)
+
+
+def _canonical_index(depth: int) -> Symbol:
+    return Symbol(f"ι{depth}", integer=True, positive=True)
+
+
+def rename_bound(expr: Expr, depth: int = 0) -> Expr:
+    """Alpha-normal form: the index bound at nesting depth n is called ι_n; among equivalent
+    orders of a nest of sums over the same range, the least one is chosen."""
+    if isinstance(expr, Sum):
+        return _rename_sum(expr, depth)
+    if isinstance(expr, SumOverDistinct):
+        i, j = expr.indices
+        a, b = _canonical_index(depth), _canonical_index(depth + 1)
+        options = [SumOverDistinct(rename_bound(expr.function.xreplace({i: x, j: y}), depth + 2),
+                                   a, b, expr.upper) for x, y in ((a, b), (b, a))]
+        return min(options, key=sp.srepr)
+    if not expr.args:
+        return expr
+    return expr.func(*(rename_bound(a, depth) for a in expr.args))
+
+
+def _rename_sum(expr: Sum, depth: int) -> Expr:
+    limits = list(expr.limits)
+    options = []
+    same_range = len({(lo, hi) for _, lo, hi in limits}) == 1
+    orders = permutations(limits) if same_range and len(limits) <= 4 else [tuple(limits)]
+    for order in orders:
+        names = {var: _canonical_index(depth + n) for n, (var, _, _) in enumerate(order)}
+        body = rename_bound(expr.function.xreplace(names), depth + len(limits))
+        options.append(Sum(body, *((names[var], lo, hi) for var, lo, hi in order)))
+    return min(options, key=sp.srepr)
+
+
+def canonical(expr: Expr) -> Expr:
+    """A normal form for plain algebra: expanded, sums distributed, bound indices renamed."""
+    expr = distribute_sums(sp.expand(expr))
+    expr = _map_moment_args(expr, lambda arg: canonical(arg))
+    return sp.expand(rename_bound(expr))
+
+
+def _map_moment_args(expr: Expr, f) -> Expr:
+    if isinstance(expr, MOMENT_FUNCTIONS):
+        return expr.func(f(expr.args[0]))
+    if not expr.args:
+        return expr
+    return expr.func(*(_map_moment_args(a, f) for a in expr.args))
+
+
+def opaque_atoms(expr: Expr) -> set[Expr]:
+    """Moment atoms and sums: what a numerical probe treats as unknowns."""
+    if isinstance(expr, MOMENT_FUNCTIONS + SUMS):
+        return {expr}
+    found: set = set()
+    for arg in expr.args:
+        found |= opaque_atoms(arg)
+    return found
+
+
+def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
+    """True: equal by algebra alone.  False: a point where they differ exists (atoms taken as
+    independent unknowns).  None: neither could be shown."""
+    difference = sp.expand(canonical(a) - canonical(b))
+    if difference == 0:
+        return True
+    atoms = opaque_atoms(difference)
+    stand_ins = {atom: Symbol(f"_atom{n}", positive=True) for n, atom in enumerate(atoms)}
+    plain = difference.xreplace(stand_ins)
+    if sp.simplify(plain) == 0:
+        return True
+    return False if differs_somewhere(plain, probes) else None
+
+
+def differs_somewhere(expr: Expr, probes: int) -> bool:
+    """Evaluate at random admissible points with 50 digits; True if some value is clearly non-zero."""
+    rng = random.Random(20261129)
+    symbols = sorted(expr.free_symbols, key=str)
+    for _ in range(probes):
+        point = {s: _random_value(s, rng) for s in symbols}
+        value = sp.N(expr.xreplace(point), 50)
+        if value.is_number and value.is_comparable and abs(value) > mpmath.mpf(10) ** -30:
+            return True
+    return False
+
+
+def _random_value(symbol: Symbol, rng: random.Random):
+    if symbol.is_integer:
+        return sp.Integer(rng.randint(5, 40))
+    value = sp.Rational(rng.randint(11, 97), rng.randint(7, 31))
+    return value if symbol.is_positive or symbol.is_nonnegative else value * rng.choice([1, -1])

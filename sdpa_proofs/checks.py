@@ -1,0 +1,254 @@
+"""The three checks of an equality ``before = after`` under a model.
+
+- ``rule_check``: the named rules turn ``before`` into ``after`` (up to plain algebra);
+- ``exact_check``: the exact moment engine gives both sides the same closed form for symbolic d;
+- ``numeric_check``: both sides, as written, integrated against the model's density at concrete
+  d and parameter values agree to the required number of significant digits.
+
+Each returns a Verdict that is "pass", "fail" or "undecided"; only an established equality passes.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+import mpmath
+import sympy as sp
+from sympy import Expr, Indexed
+
+from .algebra import algebraically_equal, differs_somewhere
+from .expressions import (SD, SUMS, E, MOMENT_FUNCTIONS, Var, index_symbols, random_coordinates)
+from .indexing import Block, UnsupportedExpression, free_index_cases
+from .models import Model, mp_value
+from .moments import ExactEvaluator
+from .rules import Context, Rule, rewrite_everywhere
+
+PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+
+
+@dataclass
+class Verdict:
+    status: str
+    reason: str = ""
+    digits: float | None = None
+    counterexample: dict | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASS
+
+
+def combine(*verdicts: Verdict) -> Verdict:
+    """The weakest of several verdicts: any fail fails, else any undecided is undecided."""
+    for status in (FAIL, UNDECIDED):
+        for v in verdicts:
+            if v.status == status:
+                return v
+    return Verdict(PASS, digits=min((v.digits for v in verdicts if v.digits is not None),
+                                    default=None))
+
+
+def _show(expr: Expr) -> str:
+    return sp.sstr(expr)
+
+
+def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
+               distinct: frozenset = frozenset()) -> Verdict:
+    """Does rewriting with ``rules`` (everywhere, to a fixpoint) make the two sides equal?"""
+    strict = Context(model, distinct, strict=True)
+    reached = rewrite_everywhere(before, rules, strict)
+    target = rewrite_everywhere(after, rules, strict)
+    equal = algebraically_equal(reached, target)
+    if equal:
+        return Verdict(PASS)
+    loose = Context(model, distinct, strict=False)
+    if algebraically_equal(rewrite_everywhere(before, rules, loose),
+                           rewrite_everywhere(after, rules, loose)) and loose.violations:
+        return Verdict(FAIL, "precondition fails under the model: " + "; ".join(loose.violations))
+    names = ", ".join(r.name for r in rules)
+    if equal is None:
+        return Verdict(UNDECIDED, f"could not decide whether {names} turns {_show(reached)} "
+                                  f"into {_show(target)}")
+    return Verdict(FAIL, f"{names} turns the previous expression into {_show(reached)}, "
+                         f"which is not {_show(target)}")
+
+
+def exact_check(before: Expr, after: Expr, model: Model,
+                distinct: frozenset = frozenset()) -> Verdict:
+    """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
+    evaluator = ExactEvaluator(model)
+    for case in free_index_cases([before, after], distinct):
+        try:
+            lhs, rhs = evaluator.value(before, case), evaluator.value(after, case)
+        except UnsupportedExpression as error:
+            return Verdict(UNDECIDED, f"exact engine: {error}")
+        difference = sp.simplify(lhs - rhs)
+        if difference == 0:
+            continue
+        where = _describe_case(case)
+        if differs_somewhere(difference, probes=5):
+            return Verdict(FAIL, f"exact values differ{where}: {_show(lhs)} versus {_show(rhs)}",
+                           counterexample={"exact": True, "case": where.strip(" ,"),
+                                           "lhs": _show(lhs), "rhs": _show(rhs)})
+        return Verdict(UNDECIDED, f"could not show {_show(lhs)} = {_show(rhs)}{where}")
+    return Verdict(PASS)
+
+
+def _describe_case(case: dict) -> str:
+    if len(case) < 2:
+        return ""
+    groups: dict = {}
+    for index, block in case.items():
+        groups.setdefault(block, []).append(str(index))
+    equal = [" = ".join(sorted(g)) for g in groups.values() if len(g) > 1]
+    return " when " + ", ".join(equal) if equal else " when the free indices are distinct"
+
+
+@dataclass
+class NumericSettings:
+    digits: int = 30
+    dimensions: tuple[int, ...] = (1, 2, 3)
+    guard_digits: int = 15
+
+    @property
+    def dps(self) -> int:
+        return self.digits + self.guard_digits
+
+
+@dataclass
+class _Evaluation:
+    model: Model
+    point: dict
+    dps: int
+    scale: mpmath.mpf = field(default_factory=lambda: mpmath.mpf(0))
+
+    def value(self, expr: Expr) -> mpmath.mpf:
+        """Numerical value of an expression whose sums are already expanded."""
+        atoms = {atom: self.moment(atom) for atom in _moment_atoms(expr)}
+        stand_ins = {atom: sp.Float(value, self.dps) for atom, value in atoms.items()}
+        result = sp.N(expr.xreplace(stand_ins), self.dps)
+        if not result.is_real:
+            raise UnsupportedExpression(f"{expr} does not evaluate to a real number")
+        return mpmath.mpf(result)
+
+    def moment(self, atom: Expr) -> mpmath.mpf:
+        x = atom.args[0]
+        if isinstance(atom, E):
+            return self.expectation(x)
+        mean = self.expectation(x)
+        variance = self.expectation((x - sp.Float(mean, self.dps)) ** 2)
+        return variance if isinstance(atom, Var) else mpmath.sqrt(variance)
+
+    def expectation(self, x: Expr) -> mpmath.mpf:
+        """E[x] by quadrature against the model's density, exact for polynomials."""
+        nested = {a: sp.Float(self.moment(a), self.dps) for a in _moment_atoms(x)}
+        x = x.xreplace(nested)
+        variables = sorted(random_coordinates(x), key=sp.default_sort_key)
+        if not variables:
+            return mpmath.mpf(sp.N(x, self.dps))
+        degrees = {v: _degree(x, v) for v in variables}
+        if any(deg is None for deg in degrees.values()):
+            raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, so no "
+                                        "quadrature rule integrates it exactly")
+        f = sp.lambdify(variables, x, modules="mpmath")
+        value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
+        self.scale = max(self.scale, magnitude)
+        return value
+
+
+def _moment_atoms(expr: Expr) -> list[Expr]:
+    if isinstance(expr, MOMENT_FUNCTIONS):
+        return [expr]
+    return [a for arg in expr.args for a in _moment_atoms(arg)]
+
+
+def _degree(expr: Expr, v: Indexed) -> int | None:
+    """Degree of a polynomial in v without expanding it; None if not a polynomial in v."""
+    if expr == v:
+        return 1
+    if not expr.has(v):
+        return 0
+    if isinstance(expr, sp.Add):
+        parts = [_degree(a, v) for a in expr.args]
+        return None if None in parts else max(parts)
+    if isinstance(expr, sp.Mul):
+        parts = [_degree(a, v) for a in expr.args]
+        return None if None in parts else sum(parts)
+    if isinstance(expr, sp.Pow) and expr.exp.is_Integer and expr.exp >= 0:
+        base = _degree(expr.base, v)
+        return None if base is None else base * int(expr.exp)
+    return None
+
+
+def expand_sums(expr: Expr) -> Expr:
+    """Write out every sum whose limits are concrete integers."""
+    if not expr.args:
+        return expr
+    expr = expr.func(*(expand_sums(a) for a in expr.args))
+    return expr.doit(deep=False) if isinstance(expr, SUMS) else expr
+
+
+def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int) -> list[dict]:
+    """All assignments of values 1..dim to the free index symbols respecting ``distinct``."""
+    names = sorted((s for e in exprs for s in index_symbols(e) if not s.is_Integer), key=str)
+    names = list(dict.fromkeys(names))
+    values = []
+    for combo in itertools.product(range(1, dim + 1), repeat=len(names)):
+        assignment = dict(zip(names, map(sp.Integer, combo)))
+        if all(assignment.get(a, a) != assignment.get(b, b)
+               for pair in distinct for a, b in [tuple(pair)]):
+            values.append(assignment)
+    return values
+
+
+def matching_digits(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, required: int,
+                    dps: int) -> float:
+    """Significant digits to which a and b agree; relative to ``scale`` when both are ~0."""
+    difference = abs(a - b)
+    if difference == 0:
+        return float(dps)
+    magnitude = max(abs(a), abs(b))
+    reference = magnitude if magnitude > scale * mpmath.mpf(10) ** -required else scale
+    if reference == 0:
+        return 0.0
+    return float(min(dps, max(0, -mpmath.log10(difference / reference))))
+
+
+def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSettings,
+                  distinct: frozenset = frozenset()) -> Verdict:
+    """Integrate both sides as written at d in ``settings.dimensions`` and every parameter point."""
+    lowest = None
+    with mpmath.workdps(settings.dps):
+        for dim in settings.dimensions:
+            for point in model.parameter_points:
+                for indices in concrete_index_values([before, after], distinct, dim):
+                    substitution = {model.dimension: dim, **point, **indices}
+                    evaluation = _Evaluation(model, point, settings.dps)
+                    try:
+                        lhs = evaluation.value(expand_sums(before.xreplace(substitution)))
+                        rhs = evaluation.value(expand_sums(after.xreplace(substitution)))
+                    except UnsupportedExpression as error:
+                        return Verdict(UNDECIDED, f"numeric: {error}")
+                    scale = max(evaluation.scale, abs(lhs), abs(rhs))
+                    digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
+                    lowest = digits if lowest is None else min(lowest, digits)
+                    if digits < settings.digits:
+                        where = {"d": dim, **{str(s): str(v) for s, v in point.items()},
+                                 **{str(s): int(v) for s, v in indices.items()}}
+                        return Verdict(FAIL, f"sides differ at {_format_point(where)}: "
+                                             f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}",
+                                       digits=digits,
+                                       counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
+                                                       "rhs": mpmath.nstr(rhs, 25)})
+    if lowest is None:
+        return Verdict(UNDECIDED, "no concrete case to evaluate")
+    return Verdict(PASS, digits=lowest)
+
+
+def _format_point(where: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in where.items())
+
+
+__all__ = ["PASS", "FAIL", "UNDECIDED", "Verdict", "combine", "rule_check", "exact_check",
+           "numeric_check", "NumericSettings", "matching_digits", "Block", "SD"]

@@ -1,0 +1,110 @@
+"""Derivations: a claim and a chain of justified equalities, modelled on Lean's ``calc``.
+
+    calc  lhs = e_1 := by rule_1
+              _ = e_2 := by rule_2
+              ...
+              _ = rhs
+
+is written
+
+    Derivation(claim=Eq(lhs, rhs), steps=[Step(e_1, "rule_1", "why"), Step(e_2, ...), ...])
+
+and holds when every step follows from the one before by its rules and the last is the claim's
+right-hand side.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sympy as sp
+from sympy import Eq, Expr
+
+from .models import INDEPENDENT, Model, get_model
+from .rules import Rule
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _caller_location() -> tuple[str, int]:
+    """The file and line of the first frame outside this package: where the user wrote it.
+
+    Frames of generated code (a dataclass's __init__ lives in "<string>") are skipped too."""
+    frame = sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename.startswith("<") or
+                                 Path(frame.f_code.co_filename).resolve().parent == _PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>", 0
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+@dataclass
+class Step:
+    """``= expr``, justified by the rule(s) ``by``; ``why`` is the sentence a reader sees."""
+
+    expr: Expr
+    by: str | Rule | Sequence = "algebra"
+    why: str = ""
+    file: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+
+    def __post_init__(self):
+        self.expr = sp.sympify(self.expr)
+        if not self.file:
+            self.file, self.line = _caller_location()
+
+    @property
+    def rule_names(self) -> list[str]:
+        by = [self.by] if isinstance(self.by, (str, Rule)) else list(self.by)
+        return [repr(r) if isinstance(r, Rule) else str(r) for r in by]
+
+
+@dataclass
+class Derivation:
+    """A claim with its proof.
+
+    ``where`` holds abbreviations (S := sum_i q_i k_i), ``distinct`` pairs of free indices assumed
+    different, ``models`` the models under which the claim is asserted (names or Model objects).
+    """
+
+    claim: Eq
+    steps: list[Step]
+    title: str = ""
+    name: str = ""
+    where: dict = field(default_factory=dict)
+    distinct: Iterable = ()
+    models: Sequence = INDEPENDENT
+    notes: str = ""
+    file: str = field(default="", compare=False)
+    line: int = field(default=0, compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.claim, Eq):
+            raise TypeError(f"the claim must be an equation Eq(lhs, rhs), not {self.claim!r}")
+        self.steps = list(self.steps)
+        for n, step in enumerate(self.steps, 1):
+            if not isinstance(step, Step):
+                raise TypeError(f"step {n} is {step!r}, not a Step(expr, by, why)")
+        self.distinct = frozenset(frozenset(pair) for pair in self.distinct)
+        if not self.file:
+            self.file, self.line = _caller_location()
+        if not self.name:
+            self.name = Path(self.file).stem
+
+    @property
+    def model_objects(self) -> list[Model]:
+        return [m if isinstance(m, Model) else get_model(m) for m in self.models]
+
+    def chain(self) -> list[tuple[Expr, Step]]:
+        """(previous expression, step) for every step: the equalities to check."""
+        previous = [self.claim.lhs] + [s.expr for s in self.steps[:-1]]
+        return list(zip(previous, self.steps))
+
+    def _repr_latex_(self) -> str:
+        from .latex import derivation_math
+
+        return derivation_math(self)

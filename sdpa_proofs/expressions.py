@@ -1,0 +1,166 @@
+"""The vocabulary of derivations: random vectors, E, Var, sd and sums over index sets.
+
+Everything is a SymPy expression.  E, Var and SD are unevaluated functions: no rule of SymPy's
+own ever rewrites them, so each probabilistic step has to be justified by a named rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import sympy as sp
+from sympy import Expr, Function, IndexedBase, Indexed, Sum, Symbol
+
+
+class RandomVector(IndexedBase):
+    """A random vector; its coordinates ``v[i]`` are the random variables of a derivation."""
+
+
+class E(Function):
+    """Expectation E[X]; deliberately opaque to SymPy's algebra."""
+
+    nargs = 1
+    is_real = True
+
+
+class Var(Function):
+    """Variance Var(X) = E[(X - E[X])^2]."""
+
+    nargs = 1
+    is_real = True
+    is_nonnegative = True
+
+
+class SD(Function):
+    """Standard deviation sd(X) = sqrt(Var(X))."""
+
+    nargs = 1
+    is_real = True
+    is_nonnegative = True
+
+
+MOMENT_FUNCTIONS = (E, Var, SD)
+
+
+class SumOverDistinct(Expr):
+    """The sum over ordered pairs of distinct indices: sum_{i != j} f(i, j), with 1 <= i, j <= n.
+
+    SymPy has no sum over i != j, and writing it as a double sum minus the diagonal would hide
+    exactly the step the seed's proof turns on.
+    """
+
+    is_commutative = True
+
+    def __new__(cls, function, i: Symbol, j: Symbol, upper) -> SumOverDistinct:
+        function, upper = sp.sympify(function), sp.sympify(upper)
+        if i == j:
+            raise ValueError("a sum over i != j needs two different index symbols")
+        return Expr.__new__(cls, function, i, j, upper)
+
+    @property
+    def function(self) -> Expr:
+        return self.args[0]
+
+    @property
+    def indices(self) -> tuple[Symbol, Symbol]:
+        return self.args[1], self.args[2]
+
+    @property
+    def upper(self) -> Expr:
+        return self.args[3]
+
+    @property
+    def free_symbols(self) -> set:
+        return (self.function.free_symbols - set(self.indices)) | self.upper.free_symbols
+
+    def _eval_subs(self, old, new):
+        if old in self.indices:
+            return self
+        return None
+
+    def doit(self, **hints) -> Expr:
+        """Expand into explicit terms when the upper limit is a concrete integer."""
+        if not self.upper.is_Integer:
+            return self
+        i, j = self.indices
+        n = int(self.upper)
+        return sp.Add(*(self.function.xreplace({i: a, j: b})
+                        for a in range(1, n + 1) for b in range(1, n + 1) if a != b))
+
+
+SUMS = (Sum, SumOverDistinct)
+
+
+def is_random_coordinate(expr: Expr) -> bool:
+    return isinstance(expr, Indexed) and isinstance(expr.base, RandomVector)
+
+
+def random_coordinates(expr: Expr) -> set[Indexed]:
+    """The random coordinates occurring outside any E, Var or SD (those are numbers)."""
+    if is_random_coordinate(expr):
+        return {expr}
+    if isinstance(expr, MOMENT_FUNCTIONS):
+        return set()
+    found: set[Indexed] = set()
+    for arg in expr.args:
+        found |= random_coordinates(arg)
+    return found
+
+
+def is_deterministic(expr: Expr) -> bool:
+    return not random_coordinates(expr)
+
+
+def bound_indices(expr: Expr) -> tuple[Symbol, ...]:
+    """The index symbols a sum binds, outermost first."""
+    if isinstance(expr, Sum):
+        return tuple(limit[0] for limit in expr.limits)
+    if isinstance(expr, SumOverDistinct):
+        return expr.indices
+    return ()
+
+
+def summand(expr: Expr) -> Expr:
+    return expr.function
+
+
+def index_symbols(expr: Expr) -> set:
+    """Index symbols (and integer indices) that occur free in ``expr``: unbound by any sum."""
+    if isinstance(expr, Indexed):
+        found = set()
+        for index in expr.indices:
+            found |= {index} if index.is_Integer else set(index.free_symbols)
+        return found
+    if isinstance(expr, SUMS):
+        inner = index_symbols(summand(expr)) - set(bound_indices(expr))
+        return inner
+    found = set()
+    for arg in expr.args:
+        found |= index_symbols(arg)
+    return found
+
+
+def walk(expr: Expr) -> Iterator[Expr]:
+    yield expr
+    for arg in expr.args:
+        yield from walk(arg)
+
+
+def moment_atoms(expr: Expr) -> set[Expr]:
+    """The outermost E, Var and SD sub-expressions."""
+    if isinstance(expr, MOMENT_FUNCTIONS):
+        return {expr}
+    found: set[Expr] = set()
+    for arg in expr.args:
+        found |= moment_atoms(arg)
+    return found
+
+
+def unfold(expr: Expr, definitions: dict) -> Expr:
+    """Replace abbreviations (S := sum_i q_i k_i) by what they stand for; repeated to a fixpoint."""
+    for _ in range(len(definitions) + 1):
+        new = expr.xreplace(definitions)
+        if new == expr:
+            return new
+        expr = new
+    raise ValueError("the definitions refer to each other in a cycle")

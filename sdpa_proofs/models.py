@@ -1,0 +1,168 @@
+"""Probability models for the random vectors of a derivation.
+
+A model answers three kinds of question, one per checker:
+- symbolic: exact joint moments of coordinates, its means and variances, which coordinates are
+  independent (the preconditions of the rules);
+- numerical: integrate a function of the coordinates against the model's joint density;
+- Monte Carlo: draw samples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import product
+
+import mpmath
+import numpy as np
+import sympy as sp
+from sympy import Expr, Indexed, Rational, Symbol
+
+from .distributions import FAMILIES, Family
+from .expressions import RandomVector
+from .symbols import d, k, q, sigma_k, sigma_q
+
+
+def indices_known_distinct(a, b, distinct: frozenset) -> bool:
+    if a.is_Integer and b.is_Integer:
+        return a != b
+    return frozenset((a, b)) in distinct
+
+
+@dataclass(eq=False)
+class Model:
+    """Base class: subclasses fill in the moments, the independence structure and the sampler."""
+
+    name: str
+    title: str
+    dimension: Symbol
+    parameter_points: list[dict] = field(default_factory=list)
+
+    @property
+    def vectors(self) -> tuple[RandomVector, ...]:
+        raise NotImplementedError
+
+    def assumptions(self) -> list[str]:
+        """The model's assumptions as LaTeX sentences."""
+        raise NotImplementedError
+
+    def mean(self, vector: RandomVector) -> Expr:
+        raise NotImplementedError
+
+    def variance(self, vector: RandomVector) -> Expr:
+        raise NotImplementedError
+
+    def joint_moment(self, blocks: list[dict]) -> Expr:
+        """E[prod over blocks prod_v v_b^power] for pairwise distinct coordinates b."""
+        raise NotImplementedError
+
+    def dependence(self, a: Indexed, b: Indexed, distinct: frozenset) -> str | None:
+        """None when coordinates a and b are independent, else why they may not be."""
+        raise NotImplementedError
+
+    def integrate(self, f, variables: list[Indexed], degrees: dict | None, point: dict,
+                  dps: int) -> tuple:
+        """(E[f], E[|f|]) for f a function of ``variables``, at parameter values ``point``;
+        exact when ``degrees`` (the degree of f in each variable) is given."""
+        raise NotImplementedError
+
+    def sample(self, rng: np.random.Generator, n: int, dim: int, point: dict) -> dict:
+        """n draws of every vector at dimension ``dim``: vector -> array of shape (n, dim)."""
+        raise NotImplementedError
+
+
+def mp_value(x) -> mpmath.mpf:
+    x = sp.nsimplify(x)
+    if isinstance(x, Rational):
+        return mpmath.mpf(int(x.p)) / int(x.q)
+    return mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10)))
+
+
+@dataclass(eq=False)
+class IndependentModel(Model):
+    """All coordinates of all vectors mutually independent, zero mean, coordinate v_i ~ family(sigma_v)."""
+
+    laws: dict = field(default_factory=dict)  # RandomVector -> (Family, sigma symbol)
+
+    @property
+    def vectors(self):
+        return tuple(self.laws)
+
+    def assumptions(self):
+        laws = ", ".join(rf"{v.label}_i \sim {family.latex.format(s=sp.latex(sigma))}"
+                         for v, (family, sigma) in self.laws.items())
+        names = ", ".join(f"{v.label}_i" for v in self.laws)
+        return [rf"All coordinates ${names}$ ($1 \le i \le {sp.latex(self.dimension)}$) are "
+                r"mutually independent with mean $0$.",
+                rf"${laws}$."]
+
+    def mean(self, vector):
+        return sp.S.Zero
+
+    def variance(self, vector):
+        return self.laws[vector][1] ** 2
+
+    def joint_moment(self, blocks):
+        result = sp.S.One
+        for block in blocks:
+            for vector, power in block.items():
+                family, sigma = self.laws[vector]
+                result *= family.moment(power, sigma)
+        return result
+
+    def dependence(self, a, b, distinct):
+        if a.base != b.base:
+            return None
+        (ia,), (ib,) = a.indices, b.indices
+        if indices_known_distinct(ia, ib, distinct):
+            return None
+        return f"{a} and {b} may be the same coordinate: {ia} != {ib} is not known here"
+
+    def integrate(self, f, variables, degrees, point, dps):
+        rules = []
+        for v in variables:
+            family, sigma = self.laws[v.base]
+            if degrees is None:
+                raise ValueError("non-polynomial integrand")
+            rules.append(family.rule(family.points_for_degree(degrees[v]),
+                                     mp_value(point[sigma]), dps))
+        return tensor_sum(f, rules)
+
+    def sample(self, rng, n, dim, point):
+        return {v: family.sample(rng, (n, dim), float(point[sigma]))
+                for v, (family, sigma) in self.laws.items()}
+
+
+def tensor_sum(f, rules: list[list]) -> tuple:
+    """sum over the product grid of prod(weights) * f(nodes), and the same for |f|."""
+    total = abs_total = mpmath.mpf(0)
+    for combination in product(*rules):
+        weight = mpmath.mpf(1)
+        for w, _ in combination:
+            weight *= w
+        value = f(*(x for _, x in combination))
+        total += weight * value
+        abs_total += weight * abs(value)
+    return total, abs_total
+
+
+PARAMETER_POINTS = [{sigma_q: Rational(3, 7), sigma_k: Rational(5, 4)},
+                    {sigma_q: Rational(11, 5), sigma_k: Rational(2, 9)}]
+
+
+def independent(family: Family) -> IndependentModel:
+    return IndependentModel(
+        name=f"independent-{family.name.lower()}",
+        title=f"independent {family.name} coordinates",
+        dimension=d, parameter_points=PARAMETER_POINTS,
+        laws={q: (family, sigma_q), k: (family, sigma_k)})
+
+
+INDEPENDENT = tuple(independent(family) for family in FAMILIES)
+MODELS = {model.name: model for model in INDEPENDENT}
+
+
+def get_model(name: str) -> Model:
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise KeyError(f"unknown model {name!r}; known: {', '.join(MODELS)}") from None

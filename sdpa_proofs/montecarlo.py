@@ -1,0 +1,138 @@
+"""Monte Carlo backing for a claim at large d: sample, estimate the left side, compare.
+
+The left side's moments are estimated in independent batches; the spread of the batch estimates
+gives the standard error, so any combination of E, Var and sd gets an honest interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import sympy as sp
+from sympy import Eq, Expr, Sum
+
+from .expressions import SD, E, MOMENT_FUNCTIONS, Var, is_random_coordinate, moment_atoms
+from .models import Model
+
+DIMENSIONS = (64, 512, 4096)
+BATCHES = 20
+T_95 = 2.093  # Student t quantile, 19 degrees of freedom
+NOT_APPLICABLE = "n/a"
+TOLERANCE_SE = 4.0  # a claim fails when the estimate is more than this many standard errors off
+
+
+@dataclass
+class MonteCarloResult:
+    d: int
+    samples: int
+    estimate: float
+    ci_low: float
+    ci_high: float
+    expected: float
+    status: str
+    reason: str = ""
+
+
+def samples_for(dim: int, budget: float = 1.6e7) -> int:
+    """Sample size for dimension ``dim``: about ``budget`` coordinates per vector in all."""
+    return int(min(200_000, max(4_000, budget // dim)) // BATCHES * BATCHES)
+
+
+class UnsupportedForSampling(ValueError):
+    pass
+
+
+def vector_values(expr: Expr, arrays: dict, dim: int):
+    """Samples of a random expression (sums over one index at a time) as a NumPy array."""
+    if is_random_coordinate(expr):
+        (index,) = expr.indices
+        if index.is_Integer:
+            return arrays[expr.base][:, int(index) - 1]
+        raise UnsupportedForSampling(f"free index in {expr}")
+    if isinstance(expr, Sum) and len(expr.limits) == 1:
+        (index, lower, upper), = expr.limits
+        if lower != 1 or int(upper) != dim:
+            raise UnsupportedForSampling(f"sum limits of {expr}")
+        return _summand_values(expr.function, index, arrays).sum(axis=-1)
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        parts = [vector_values(a, arrays, dim) for a in expr.args]
+        result = parts[0]
+        for part in parts[1:]:
+            result = result + part if isinstance(expr, sp.Add) else result * part
+        return result
+    if isinstance(expr, sp.Pow):
+        return vector_values(expr.base, arrays, dim) ** float(expr.exp)
+    if expr.is_number:
+        return float(expr)
+    raise UnsupportedForSampling(f"cannot sample {expr}")
+
+
+def _summand_values(expr: Expr, index, arrays: dict):
+    if is_random_coordinate(expr):
+        if expr.indices != (index,):
+            raise UnsupportedForSampling(f"{expr} inside a sum over {index}")
+        return arrays[expr.base]
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        parts = [_summand_values(a, index, arrays) for a in expr.args]
+        result = parts[0]
+        for part in parts[1:]:
+            result = result + part if isinstance(expr, sp.Add) else result * part
+        return result
+    if isinstance(expr, sp.Pow):
+        return _summand_values(expr.base, index, arrays) ** float(expr.exp)
+    if expr.is_number:
+        return float(expr)
+    raise UnsupportedForSampling(f"cannot sample {expr} (nested sums are not sampled)")
+
+
+def _statistic(atom: Expr, values: np.ndarray) -> float:
+    if isinstance(atom, E):
+        return float(np.mean(values))
+    variance = float(np.var(values, ddof=1))
+    return variance if isinstance(atom, Var) else float(np.sqrt(variance))
+
+
+@lru_cache(maxsize=2)
+def _draw(model: Model, dim: int, point_key: tuple, n: int, seed: int) -> dict:
+    rng = np.random.default_rng([seed, dim])
+    return model.sample(rng, n, dim, dict(point_key))
+
+
+def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
+                budget: float = 1.6e7) -> list[MonteCarloResult]:
+    """Estimate the claim's left side at each d; it must match the right side within its error."""
+    point = model.parameter_points[0]
+    atoms = sorted(moment_atoms(claim.lhs), key=sp.default_sort_key)
+    if not atoms or any(not isinstance(a, MOMENT_FUNCTIONS) for a in atoms):
+        return []
+    stand_ins = sp.symbols(f"_m0:{len(atoms)}")
+    lhs = sp.lambdify(stand_ins, claim.lhs.xreplace(dict(zip(atoms, stand_ins))).subs(point))
+    results = []
+    for dim in dims:
+        n = samples_for(dim, budget)
+        arrays = _draw(model, dim, tuple(sorted(point.items(), key=str)), n, seed)
+        concrete = {model.dimension: dim, **point}
+        expected = float(claim.rhs.xreplace(concrete).subs(model.dimension, dim))
+        try:
+            values = [vector_values(a.args[0].xreplace(concrete), arrays, dim) for a in atoms]
+        except UnsupportedForSampling as error:
+            return [MonteCarloResult(dim, 0, float("nan"), float("nan"), float("nan"), expected,
+                                     NOT_APPLICABLE, f"not sampled: {error}")]
+        values = [np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in values]
+        batches = np.array([lhs(*(_statistic(a, v[b::BATCHES]) for a, v in zip(atoms, values)))
+                            for b in range(BATCHES)], dtype=float)
+        estimate = float(batches.mean())
+        error = float(batches.std(ddof=1) / np.sqrt(BATCHES))
+        off = abs(estimate - expected)
+        ok = off <= TOLERANCE_SE * error if error > 0 else off <= 1e-12 * max(1.0, abs(expected))
+        results.append(MonteCarloResult(
+            dim, n, estimate, estimate - T_95 * error, estimate + T_95 * error, expected,
+            "pass" if ok else "fail",
+            "" if ok else f"estimate {estimate:.6g} is {off / error if error else float('inf'):.1f} "
+                          f"standard errors from the claimed {expected:.6g}"))
+    return results
+
+
+__all__ = ["check_claim", "MonteCarloResult", "samples_for", "SD"]

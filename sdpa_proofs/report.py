@@ -1,0 +1,158 @@
+"""What a verification run found: plain data, produced by the runner, read by the renderers."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .checks import FAIL, PASS, UNDECIDED, Verdict
+from .montecarlo import MonteCarloResult
+
+VERIFIED, FAILED, ERROR = "verified", "failed", "error"
+
+
+@dataclass
+class StepReport:
+    index: int
+    rule: str
+    expression: str
+    why: str
+    location: str
+    rule_check: Verdict
+    exact_check: Verdict
+    numeric_check: Verdict
+
+    @property
+    def symbolic(self) -> Verdict:
+        from .checks import combine
+
+        return combine(self.rule_check, self.exact_check)
+
+    @property
+    def passed(self) -> bool:
+        return self.symbolic.passed and self.numeric_check.passed
+
+
+@dataclass
+class ModelReport:
+    model: str
+    steps: list[StepReport] = field(default_factory=list)
+    conclusion: Verdict = field(default_factory=lambda: Verdict(PASS))
+    monte_carlo: list[MonteCarloResult] = field(default_factory=list)
+
+    @property
+    def status(self) -> str:
+        statuses = [s.symbolic.status for s in self.steps] + \
+                   [s.numeric_check.status for s in self.steps] + \
+                   [self.conclusion.status] + [r.status for r in self.monte_carlo]
+        if FAIL in statuses:
+            return FAILED
+        return UNDECIDED if UNDECIDED in statuses else VERIFIED
+
+
+@dataclass
+class DerivationReport:
+    name: str
+    file: str
+    title: str = ""
+    claim: str = ""
+    models: list[ModelReport] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def status(self) -> str:
+        if self.error:
+            return ERROR
+        statuses = [m.status for m in self.models]
+        for status in (FAILED, UNDECIDED):
+            if status in statuses:
+                return status
+        return VERIFIED
+
+    def worst_step(self, index: int, aspect: str) -> Verdict:
+        """The weakest verdict on step ``index`` over all models (aspect: symbolic | numeric_check)."""
+        from .checks import combine
+
+        return combine(*(getattr(m.steps[index], aspect) for m in self.models))
+
+    @property
+    def step_count(self) -> int:
+        return len(self.models[0].steps) if self.models else 0
+
+
+@dataclass
+class RunReport:
+    derivations: list[DerivationReport] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        """0 all verified, 1 a step failed or stayed undecided, 2 bad input."""
+        statuses = {d.status for d in self.derivations}
+        if ERROR in statuses:
+            return 2
+        return 1 if statuses - {VERIFIED} else 0
+
+    def to_json(self) -> dict:
+        return {"derivations": [_derivation_json(d) for d in self.derivations],
+                "summary": {"derivations": len(self.derivations),
+                            "verified": sum(d.status == VERIFIED for d in self.derivations),
+                            "steps": sum(d.step_count for d in self.derivations),
+                            "failed": sum(d.status in (FAILED, UNDECIDED) for d in self.derivations),
+                            "errors": sum(d.status == ERROR for d in self.derivations),
+                            "exit_code": self.exit_code}}
+
+
+def _verdict_json(v: Verdict) -> dict:
+    return {k: val for k, val in asdict(v).items() if val not in (None, "")}
+
+
+def _finite(row: dict) -> dict:
+    """JSON has no NaN: an estimate that could not be made is null."""
+    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+
+
+def _step_json(d: DerivationReport, n: int) -> dict:
+    first = d.models[0].steps[n]
+    symbolic, numeric = d.worst_step(n, "symbolic"), d.worst_step(n, "numeric_check")
+    return {"index": first.index, "rule": first.rule, "expression": first.expression,
+            "why": first.why, "location": first.location,
+            "symbolic": symbolic.status, "numeric": numeric.status, "digits": numeric.digits,
+            "reason": symbolic.reason or numeric.reason or None}
+
+
+def _derivation_json(d: DerivationReport) -> dict:
+    return {
+        "name": d.name, "file": d.file, "title": d.title, "claim": d.claim, "status": d.status,
+        "error": d.error or None,
+        "steps": [_step_json(d, n) for n in range(d.step_count)],
+        "models": [{"model": m.model, "status": m.status,
+                    "conclusion": _verdict_json(m.conclusion),
+                    "steps": [{"index": s.index, "rule": s.rule,
+                               "rule_check": _verdict_json(s.rule_check),
+                               "exact_check": _verdict_json(s.exact_check),
+                               "numeric_check": _verdict_json(s.numeric_check)}
+                              for s in m.steps],
+                    "monte_carlo": [_finite(asdict(r)) for r in m.monte_carlo]}
+                   for m in d.models]}
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a failed run leaves no half-written file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def write_json(report: RunReport, path: Path) -> None:
+    write_atomically(path, json.dumps(report.to_json(), indent=2, allow_nan=False) + "\n")

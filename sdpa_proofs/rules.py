@@ -1,0 +1,380 @@
+"""The named rules that justify steps, each a sound rewrite under a model's assumptions.
+
+A step ``prev = next`` is justified by rules R when rewriting both sides with R everywhere it
+applies (to a fixpoint) gives expressions equal by plain algebra.  Every rewrite is an equality
+that holds under the model, so a passing check is a proof; a rewrite whose precondition fails under
+the model is not made, and the failure names the precondition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import sympy as sp
+from sympy import Add, Dummy, Eq, Expr, Mul, Pow, Sum
+
+from .algebra import algebraically_equal, canonical, distribute_sums
+from .expressions import (SD, SUMS, E, SumOverDistinct, Var, bound_indices, index_symbols,
+                          is_deterministic, is_random_coordinate, unfold)
+from .models import Model
+from .moments import ExactEvaluator
+
+MAX_PASSES = 12
+
+
+class UnknownRule(KeyError):
+    """A step names a rule the registry does not hold."""
+
+
+@dataclass
+class Context:
+    """Where a rewrite happens: the model, which index pairs are known distinct, and whether
+    preconditions are enforced (strict) or only recorded (to diagnose a failed step)."""
+
+    model: Model
+    distinct: frozenset = frozenset()
+    strict: bool = True
+    violations: list[str] = field(default_factory=list)
+
+    def inside(self, node: Expr) -> Context:
+        if isinstance(node, SumOverDistinct):
+            pairs = self.distinct | {frozenset(node.indices)}
+            return Context(self.model, pairs, self.strict, self.violations)
+        return self
+
+    def precondition(self, holds: bool, reason: str) -> bool:
+        """Whether the rewrite may go ahead; a failed precondition is recorded either way."""
+        if not holds and reason not in self.violations:
+            self.violations.append(reason)
+        return holds or not self.strict
+
+
+class Rule:
+    """A rewrite ``rewrite(node, ctx) -> new node or None``; ``fact`` is the identity it uses."""
+
+    name: str = ""
+    fact: str = ""
+    latex: str = ""  # how the rule is cited in rendered derivations
+
+    def rewrite(self, node: Expr, ctx: Context) -> Expr | None:
+        raise NotImplementedError
+
+    def unfolded(self, definitions: dict) -> Rule:
+        """This rule with the derivation's abbreviations (S := ...) spelled out."""
+        return self
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+def rewrite_everywhere(expr: Expr, rules: list[Rule], ctx: Context) -> Expr:
+    """Apply ``rules`` bottom-up, to every sub-expression, until nothing changes."""
+    for _ in range(MAX_PASSES):
+        new = _one_pass(expr, rules, ctx)
+        if new == expr:
+            return new
+        expr = new
+    return expr
+
+
+def _one_pass(expr: Expr, rules: list[Rule], ctx: Context) -> Expr:
+    if expr.args:
+        inner = ctx.inside(expr)
+        expr = expr.func(*(_one_pass(a, rules, inner) for a in expr.args))
+    for rule in rules:
+        new = rule.rewrite(expr, ctx)
+        if new is not None:
+            expr = new
+    return expr
+
+
+def _random_part(x: Expr) -> tuple[Expr, Expr]:
+    """Split a product into (deterministic factor, random factor)."""
+    constant, random = [], []
+    for factor in Mul.make_args(x):
+        (constant if is_deterministic(factor) else random).append(factor)
+    return Mul(*constant), Mul(*random)
+
+
+class Linearity(Rule):
+    name = "linearity"
+    fact = "E[aX + bY] = aE[X] + bE[Y] and E[sum_i X_i] = sum_i E[X_i] for constants a, b"
+    latex = "linearity of expectation"
+
+    def rewrite(self, node, ctx):
+        if not isinstance(node, E):
+            return None
+        x = distribute_sums(sp.expand(node.args[0]))
+        if is_deterministic(x):
+            return x
+        if isinstance(x, Add):
+            return Add(*(E(t) for t in x.args))
+        if isinstance(x, Sum):
+            return Sum(E(x.function), *x.limits)
+        if isinstance(x, SumOverDistinct):
+            return SumOverDistinct(E(x.function), *x.indices, x.upper)
+        constant, random = _random_part(x)
+        return constant * E(random) if constant != 1 else None
+
+
+class Independence(Rule):
+    name = "independence"
+    fact = "E[XY] = E[X]E[Y] for independent X, Y"
+    latex = "independence"
+
+    def rewrite(self, node, ctx):
+        if not isinstance(node, E):
+            return None
+        constant, random = _random_part(sp.expand(node.args[0]))
+        if isinstance(random, Add) or random.has(*SUMS):
+            return None
+        powers = random.as_powers_dict()
+        if not all(is_random_coordinate(c) for c in powers):
+            return None
+        groups = self._groups(list(powers), ctx)
+        if len(groups) < 2:
+            return None
+        return constant * Mul(*(E(Mul(*(c ** powers[c] for c in g))) for g in groups))
+
+    @staticmethod
+    def _groups(coordinates: list, ctx: Context) -> list[list]:
+        """Classes of coordinates linked by possible dependence (union-find on pairs)."""
+        parent = list(range(len(coordinates)))
+
+        def root(n):
+            while parent[n] != n:
+                n = parent[n]
+            return n
+
+        for a in range(len(coordinates)):
+            for b in range(a + 1, len(coordinates)):
+                why = ctx.model.dependence(coordinates[a], coordinates[b], ctx.distinct)
+                if why is not None and not ctx.precondition(False, f"independence: {why}"):
+                    parent[root(a)] = root(b)
+        classes: dict = {}
+        for n, c in enumerate(coordinates):
+            classes.setdefault(root(n), []).append(c)
+        return list(classes.values())
+
+
+class ZeroMean(Rule):
+    name = "zero_mean"
+    fact = "E[v_i] = 0 for a coordinate of a zero-mean vector"
+    latex = "zero mean"
+
+    def rewrite(self, node, ctx):
+        if not (isinstance(node, E) and is_random_coordinate(node.args[0])):
+            return None
+        mean = ctx.model.mean(node.args[0].base)
+        reason = f"zero_mean: the model gives E[{node.args[0]}] = {mean}, not 0"
+        return sp.S.Zero if ctx.precondition(mean == 0, reason) else None
+
+
+class ModelVariance(Rule):
+    name = "model_variance"
+    fact = "Var(v_i) is the variance the model assigns to the coordinates of v"
+    latex = "the model's variance"
+
+    def rewrite(self, node, ctx):
+        if isinstance(node, Var) and is_random_coordinate(node.args[0]):
+            return ctx.model.variance(node.args[0].base)
+        return None
+
+
+class SecondMoment(Rule):
+    name = "second_moment"
+    fact = "E[X^2] = Var(X) + E[X]^2"
+    latex = r"$\mathbb{E}[X^2] = \operatorname{Var}(X) + \mathbb{E}[X]^2$"
+
+    def rewrite(self, node, ctx):
+        if isinstance(node, E) and isinstance(node.args[0], Pow) and node.args[0].exp == 2:
+            x = node.args[0].base
+            return Var(x) + E(x) ** 2
+        return None
+
+
+class VarianceDefinition(Rule):
+    name = "variance_definition"
+    fact = "Var(X) = E[(X - E[X])^2]"
+    latex = "definition of variance"
+
+    def rewrite(self, node, ctx):
+        if isinstance(node, Var):
+            x = node.args[0]
+            return E((x - E(x)) ** 2)
+        return None
+
+
+class SDDefinition(Rule):
+    name = "sd_definition"
+    fact = "sd(X) = sqrt(Var(X))"
+    latex = "definition of standard deviation"
+
+    def rewrite(self, node, ctx):
+        return sp.sqrt(Var(node.args[0])) if isinstance(node, SD) else None
+
+
+class VarianceScaling(Rule):
+    name = "variance_scaling"
+    fact = "Var(cX) = c^2 Var(X) for a constant c"
+    latex = r"$\operatorname{Var}(cX) = c^2\operatorname{Var}(X)$"
+
+    def rewrite(self, node, ctx):
+        if not isinstance(node, Var):
+            return None
+        constant, random = _random_part(distribute_sums(sp.expand(node.args[0])))
+        return constant ** 2 * Var(random) if constant != 1 else None
+
+
+def _rebind(template: Expr, body: Expr) -> Expr:
+    if isinstance(template, SumOverDistinct):
+        return SumOverDistinct(body, *template.indices, template.upper)
+    return Sum(body, *template.limits)
+
+
+def _fresh_copy(s: Expr) -> Expr:
+    renaming = {v: Dummy(v.name, integer=True, positive=True) for v in bound_indices(s)}
+    if isinstance(s, SumOverDistinct):
+        return SumOverDistinct(s.function.xreplace(renaming), *(renaming[v] for v in s.indices),
+                               s.upper)
+    return Sum(s.function.xreplace(renaming), *((renaming[v], lo, hi) for v, lo, hi in s.limits))
+
+
+class ExpandSquare(Rule):
+    name = "expand_square"
+    fact = "(sum_i a_i)(sum_j b_j) = sum_i sum_j a_i b_j; in particular (sum_i x_i)^2 = sum_i sum_j x_i x_j"
+    latex = "expanding the square"
+
+    def rewrite(self, node, ctx):
+        factors = []
+        for factor, power in node.as_powers_dict().items() if isinstance(node, (Mul, Pow)) else []:
+            if not (isinstance(factor, SUMS) and power.is_Integer and power > 0):
+                factors.append(factor ** power)
+                continue
+            factors.extend([factor] * int(power))
+        sums = [f for f in factors if isinstance(f, SUMS)]
+        if len(sums) < 2:
+            return None
+        copies = [_fresh_copy(s) for s in sums]
+        body = Mul(*(f for f in factors if not isinstance(f, SUMS))) * \
+            Mul(*(c.function for c in copies))
+        for c in reversed(copies):
+            body = _rebind(c, body)
+        return body
+
+
+class SplitDiagonal(Rule):
+    name = "split_diagonal"
+    fact = "sum_i sum_j f(i, j) = sum_i f(i, i) + sum_{i != j} f(i, j)"
+    latex = r"splitting $i = j$ from $i \neq j$"
+
+    def rewrite(self, node, ctx):
+        if not (isinstance(node, Sum) and len(node.limits) >= 2):
+            return None
+        *inner, (j, lo_j, hi_j), (i, lo_i, hi_i) = node.limits
+        if (lo_i, hi_i) != (lo_j, hi_j) or lo_i != 1:
+            return None
+        body = Sum(node.function, *inner) if inner else node.function
+        return Sum(body.xreplace({j: i}), (i, lo_i, hi_i)) + SumOverDistinct(body, i, j, hi_i)
+
+
+class CountTerms(Rule):
+    name = "count_terms"
+    fact = "sum_{i=1}^{n} c = n c and sum_{i != j} c = n(n - 1) c for c free of the indices"
+    latex = "counting terms"
+
+    def rewrite(self, node, ctx):
+        if isinstance(node, SumOverDistinct):
+            return self._distinct(node)
+        if not isinstance(node, Sum):
+            return None
+        used = index_symbols(node.function)
+        kept = [limit for limit in node.limits if limit[0] in used]
+        if len(kept) == len(node.limits):
+            return None
+        count = Mul(*(hi - lo + 1 for v, lo, hi in node.limits if v not in used))
+        return count * (Sum(node.function, *kept) if kept else node.function)
+
+    @staticmethod
+    def _distinct(node: SumOverDistinct) -> Expr | None:
+        used = index_symbols(node.function)
+        i, j = node.indices
+        n = node.upper
+        if i not in used and j not in used:
+            return n * (n - 1) * node.function
+        if i in used and j in used:
+            return None
+        kept = i if i in used else j
+        return (n - 1) * Sum(node.function, (kept, 1, n))
+
+
+class Algebra(Rule):
+    name = "algebra"
+    fact = "plain algebra; E, Var and sd are opaque"
+    latex = "algebra"
+
+    def rewrite(self, node, ctx):
+        return None
+
+
+class Lemma(Rule):
+    """Rewrite with an equation established elsewhere; it must hold under the model."""
+
+    name = "lemma"
+
+    def __init__(self, equation: Eq, label: str = ""):
+        self.equation = equation
+        self.label = label or f"{equation.lhs} = {equation.rhs}"
+        self.fact = f"the lemma {self.label}"
+        self.latex = rf"by ${sp.latex(equation.lhs)} = {sp.latex(equation.rhs)}$"
+        self._pattern = canonical(equation.lhs)
+        self._holds: dict = {}
+
+    def rewrite(self, node, ctx):
+        if type(node) is not type(self.equation.lhs) or canonical(node) != self._pattern:
+            return None
+        holds, why = self._check(ctx.model)
+        return self.equation.rhs if ctx.precondition(holds, why) else None
+
+    def unfolded(self, definitions):
+        equation = Eq(unfold(self.equation.lhs, definitions), unfold(self.equation.rhs, definitions))
+        return Lemma(equation, self.label)
+
+    def _check(self, model: Model) -> tuple[bool, str]:
+        if model.name not in self._holds:
+            evaluator = ExactEvaluator(model)
+            lhs, rhs = evaluator.value(self.equation.lhs), evaluator.value(self.equation.rhs)
+            holds = algebraically_equal(lhs, rhs) is True
+            self._holds[model.name] = (holds, f"lemma {self.label} does not hold under model "
+                                       f"{model.name}: there {self.equation.lhs} = {lhs}")
+        return self._holds[model.name]
+
+    def __repr__(self) -> str:
+        return f"lemma({self.label})"
+
+
+def lemma(equation: Eq, label: str = "") -> Lemma:
+    """Cite an equation proved elsewhere (``by=lemma(Eq(E(S), 0))``)."""
+    return Lemma(equation, label)
+
+
+RULES: dict[str, Rule] = {rule.name: rule for rule in (
+    Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
+    VarianceDefinition(), SDDefinition(), VarianceScaling(), ExpandSquare(), SplitDiagonal(),
+    CountTerms(), Algebra())}
+
+
+def resolve(by: str | Rule | Iterable) -> list[Rule]:
+    """The rules a step names: one name, one Rule, or several of either."""
+    if isinstance(by, (str, Rule)):
+        by = [by]
+    resolved = []
+    for item in by:
+        if isinstance(item, Rule):
+            resolved.append(item)
+        elif item in RULES:
+            resolved.append(RULES[item])
+        else:
+            raise UnknownRule(f"unknown rule {item!r}; known rules: {', '.join(RULES)}, lemma(...)")
+    return resolved
