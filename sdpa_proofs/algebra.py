@@ -118,7 +118,7 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
 
 
 def differs_somewhere(expr: Expr, probes: int) -> bool:
-    """Evaluate at random admissible points with 50 digits; True if some value is clearly non-zero."""
+    """Evaluate at random points to 50 digits; True if some value is clearly non-zero."""
     rng = random.Random(20261129)
     symbols = sorted(expr.free_symbols, key=str)
     for _ in range(probes):

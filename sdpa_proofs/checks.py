@@ -18,11 +18,12 @@ import sympy as sp
 from sympy import Expr, Indexed
 
 from .algebra import algebraically_equal, differs_somewhere
-from .expressions import (SD, SUMS, E, MOMENT_FUNCTIONS, Var, index_symbols, random_coordinates)
+from .expressions import MOMENT_FUNCTIONS, SD, SUMS, E, Var, index_symbols, random_coordinates
 from .indexing import Block, UnsupportedExpression, free_index_cases
-from .models import Model, mp_value
+from .models import Model
 from .moments import ExactEvaluator
 from .rules import Context, Rule, rewrite_everywhere
+from .text import show
 
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 
@@ -49,10 +50,6 @@ def combine(*verdicts: Verdict) -> Verdict:
                                     default=None))
 
 
-def _show(expr: Expr) -> str:
-    return sp.sstr(expr)
-
-
 def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
                distinct: frozenset = frozenset()) -> Verdict:
     """Does rewriting with ``rules`` (everywhere, to a fixpoint) make the two sides equal?"""
@@ -68,10 +65,10 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
         return Verdict(FAIL, "precondition fails under the model: " + "; ".join(loose.violations))
     names = ", ".join(r.name for r in rules)
     if equal is None:
-        return Verdict(UNDECIDED, f"could not decide whether {names} turns {_show(reached)} "
-                                  f"into {_show(target)}")
-    return Verdict(FAIL, f"{names} turns the previous expression into {_show(reached)}, "
-                         f"which is not {_show(target)}")
+        return Verdict(UNDECIDED, f"could not decide whether {names} turns {show(reached)} "
+                                  f"into {show(target)}")
+    return Verdict(FAIL, f"{names} turns the previous expression into {show(reached)}, "
+                         f"which is not {show(target)}")
 
 
 def exact_check(before: Expr, after: Expr, model: Model,
@@ -88,10 +85,10 @@ def exact_check(before: Expr, after: Expr, model: Model,
             continue
         where = _describe_case(case)
         if differs_somewhere(difference, probes=5):
-            return Verdict(FAIL, f"exact values differ{where}: {_show(lhs)} versus {_show(rhs)}",
+            return Verdict(FAIL, f"exact values differ{where}: {show(lhs)} versus {show(rhs)}",
                            counterexample={"exact": True, "case": where.strip(" ,"),
-                                           "lhs": _show(lhs), "rhs": _show(rhs)})
-        return Verdict(UNDECIDED, f"could not show {_show(lhs)} = {_show(rhs)}{where}")
+                                           "lhs": show(lhs), "rhs": show(rhs)})
+        return Verdict(UNDECIDED, f"could not show {show(lhs)} = {show(rhs)}{where}")
     return Verdict(PASS)
 
 
@@ -236,8 +233,8 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                     if digits < settings.digits:
                         where = {"d": dim, **{str(s): str(v) for s, v in point.items()},
                                  **{str(s): int(v) for s, v in indices.items()}}
-                        return Verdict(FAIL, f"sides differ at {_format_point(where)}: "
-                                             f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}",
+                        values = f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}"
+                        return Verdict(FAIL, f"sides differ at {_format_point(where)}: {values}",
                                        digits=digits,
                                        counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
                                                        "rhs": mpmath.nstr(rhs, 25)})

@@ -7,7 +7,7 @@ exactly against the family's own density (for the numerical check), and a NumPy 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import numpy as np
@@ -41,7 +41,7 @@ class Family:
         return degree // 2 + 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def _gauss(points: int, kind: str, dps: int) -> tuple:
     with mpmath.workdps(dps):
         nodes, weights = mpmath.mp.gauss_quadrature(points, kind)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import sympy as sp
-from sympy import Expr, Function, IndexedBase, Indexed, Sum, Symbol
+from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 
 
 class RandomVector(IndexedBase):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import product
 
 import sympy as sp
-from sympy import Add, Dummy, Expr, Mul, Pow, Sum, Symbol
+from sympy import Add, Dummy, Expr, Mul, Pow, Symbol
 
 from .expressions import SUMS, SumOverDistinct, bound_indices, index_symbols, summand
 
@@ -61,7 +61,8 @@ def expand_terms(expr: Expr, dimension: Expr, is_factor: Callable[[Expr], bool])
             parts = expand_terms(arg, dimension, is_factor)
             terms = [a.times(_fresh(b)) for a, b in product(terms, parts)]
         return terms
-    if isinstance(expr, Pow) and expr.exp.is_Integer and expr.exp > 0 and _needs_expansion(expr.base):
+    if isinstance(expr, Pow) and expr.exp.is_Integer and expr.exp > 0 \
+            and _needs_expansion(expr.base):
         return expand_terms(Mul(*([expr.base] * int(expr.exp)), evaluate=False), dimension,
                             is_factor)
     if isinstance(expr, SUMS):
@@ -80,7 +81,8 @@ def _needs_expansion(base: Expr) -> bool:
 def _sum_terms(expr: Expr, dimension: Expr, is_factor) -> list[Term]:
     if isinstance(expr, SumOverDistinct):
         if sp.simplify(expr.upper - dimension) != 0:
-            raise UnsupportedExpression(f"sum over i != j up to {expr.upper}: indices run over 1..{dimension}")
+            raise UnsupportedExpression(
+                f"sum over i != j up to {expr.upper}: indices run over 1..{dimension}")
         distinct = frozenset({frozenset(expr.indices)})
     else:
         for _, lower, upper in expr.limits:

@@ -71,7 +71,8 @@ class Model:
 
 
 def mp_value(x) -> mpmath.mpf:
-    x = sp.nsimplify(x)
+    """A parameter value at the working precision (exactly, for a rational)."""
+    x = sp.sympify(x)
     if isinstance(x, Rational):
         return mpmath.mpf(int(x.p)) / int(x.q)
     return mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10)))
@@ -79,7 +80,7 @@ def mp_value(x) -> mpmath.mpf:
 
 @dataclass(eq=False)
 class IndependentModel(Model):
-    """All coordinates of all vectors mutually independent, zero mean, coordinate v_i ~ family(sigma_v)."""
+    """All coordinates of all vectors mutually independent with mean 0; v_i ~ family(sigma_v)."""
 
     laws: dict = field(default_factory=dict)  # RandomVector -> (Family, sigma symbol)
 

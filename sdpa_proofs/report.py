@@ -74,7 +74,8 @@ class DerivationReport:
         return VERIFIED
 
     def worst_step(self, index: int, aspect: str) -> Verdict:
-        """The weakest verdict on step ``index`` over all models (aspect: symbolic | numeric_check)."""
+        """The weakest verdict on step ``index`` over all models (``aspect``: "symbolic" or
+        "numeric_check")."""
         from .checks import combine
 
         return combine(*(getattr(m.steps[index], aspect) for m in self.models))
@@ -101,7 +102,8 @@ class RunReport:
                 "summary": {"derivations": len(self.derivations),
                             "verified": sum(d.status == VERIFIED for d in self.derivations),
                             "steps": sum(d.step_count for d in self.derivations),
-                            "failed": sum(d.status in (FAILED, UNDECIDED) for d in self.derivations),
+                            "failed": sum(d.status in (FAILED, UNDECIDED)
+                                          for d in self.derivations),
                             "errors": sum(d.status == ERROR for d in self.derivations),
                             "exit_code": self.exit_code}}
 

@@ -15,8 +15,18 @@ import sympy as sp
 from sympy import Add, Dummy, Eq, Expr, Mul, Pow, Sum
 
 from .algebra import algebraically_equal, canonical, distribute_sums
-from .expressions import (SD, SUMS, E, SumOverDistinct, Var, bound_indices, index_symbols,
-                          is_deterministic, is_random_coordinate, unfold)
+from .expressions import (
+    SD,
+    SUMS,
+    E,
+    SumOverDistinct,
+    Var,
+    bound_indices,
+    index_symbols,
+    is_deterministic,
+    is_random_coordinate,
+    unfold,
+)
 from .models import Model
 from .moments import ExactEvaluator
 
@@ -243,7 +253,8 @@ def _fresh_copy(s: Expr) -> Expr:
 
 class ExpandSquare(Rule):
     name = "expand_square"
-    fact = "(sum_i a_i)(sum_j b_j) = sum_i sum_j a_i b_j; in particular (sum_i x_i)^2 = sum_i sum_j x_i x_j"
+    fact = ("(sum_i a_i)(sum_j b_j) = sum_i sum_j a_i b_j; "
+            "in particular (sum_i x_i)^2 = sum_i sum_j x_i x_j")
     latex = "expanding the square"
 
     def rewrite(self, node, ctx):
@@ -338,7 +349,8 @@ class Lemma(Rule):
         return self.equation.rhs if ctx.precondition(holds, why) else None
 
     def unfolded(self, definitions):
-        equation = Eq(unfold(self.equation.lhs, definitions), unfold(self.equation.rhs, definitions))
+        lhs, rhs = (unfold(side, definitions) for side in (self.equation.lhs, self.equation.rhs))
+        equation = Eq(lhs, rhs)
         return Lemma(equation, self.label)
 
     def _check(self, model: Model) -> tuple[bool, str]:

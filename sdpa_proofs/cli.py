@@ -1,0 +1,129 @@
+"""The command line: ``sdpa-proofs list | verify | latex``.
+
+Exit codes: 0 all verified, 1 a step failed (or stayed undecided), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+from . import __version__
+from .checks import NumericSettings
+from .loader import LoadError
+from .models import MODELS
+from .report import write_atomically, write_json
+from .runner import VerifySettings, load_paths, verify_paths
+
+DEFAULT_PATH = "derivations"
+
+
+def _digits(value: str) -> int:
+    try:
+        digits = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if not 1 <= digits <= 500:
+        raise argparse.ArgumentTypeError("digits must be between 1 and 500")
+    return digits
+
+
+def _model(value: str) -> str:
+    if value not in MODELS:
+        raise argparse.ArgumentTypeError(f"unknown model {value!r}; known: {', '.join(MODELS)}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="sdpa-proofs", description="Machine-checked derivations "
+                                  "of why attention divides by sqrt(d_k).")
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = top.add_subparsers(dest="command", required=True)
+
+    listing = commands.add_parser("list", help="list derivations (or models)")
+    listing.add_argument("paths", nargs="*", metavar="PATH")
+    listing.add_argument("--models", action="store_true", help="list the available models")
+
+    verify = commands.add_parser("verify", help="check every step of every derivation")
+    verify.add_argument("paths", nargs="*", metavar="PATH",
+                        help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
+    verify.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
+    verify.add_argument("--digits", type=_digits, default=30,
+                        help="significant digits the numerical check requires (default 30)")
+    verify.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+                        help="check under this model instead of the derivation's own (repeatable)")
+    verify.add_argument("--no-monte-carlo", action="store_true", help="skip the Monte Carlo check")
+
+    latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
+    latex.add_argument("paths", nargs="*", metavar="PATH")
+    latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    # a pipe or CI log gets a table 120 columns wide instead of rich's default 80
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    errors = Console(stderr=True)
+    paths = args.paths or [DEFAULT_PATH] if hasattr(args, "paths") else []
+    if args.command == "list":
+        return _list(paths, args.models, console, errors)
+    if args.command == "verify":
+        return _verify(args, paths, console, errors)
+    return _latex(paths, args.output, console, errors)
+
+
+def _list(paths: list[str], models: bool, console: Console, errors: Console) -> int:
+    if models:
+        for name, model in MODELS.items():
+            console.print(f"[bold]{name}[/bold]  {model.title}")
+        return 0
+    status = 0
+    for item in load_paths(paths):
+        if isinstance(item, LoadError):
+            errors.print(f"error: {item.file}: {item.message}", style="red")
+            status = 2
+        else:
+            console.print(f"[bold]{item.name}[/bold]  {item.title}  ({len(item.steps)} steps, "
+                          f"{item.file})")
+    return status
+
+
+def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
+    settings = VerifySettings(numeric=NumericSettings(digits=args.digits), models=args.models,
+                              monte_carlo=not args.no_monte_carlo)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
+        task = progress.add_task("loading")
+        run = verify_paths(paths, settings,
+                           lambda what: progress.update(task, description=f"checking {what}"))
+    from .terminal import render
+
+    render(run, console)
+    if args.json:
+        write_json(run, args.json)
+        console.print(f"JSON report written to {args.json}")
+    return run.exit_code
+
+
+def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:
+    from .latex import document
+
+    status = 0
+    for item in load_paths(paths):
+        if isinstance(item, LoadError):
+            errors.print(f"error: {item.file}: {item.message}", style="red")
+            status = 2
+            continue
+        target = output / f"{item.name}.tex"
+        write_atomically(target, document(item))
+        console.print(f"wrote {target}")
+    return status
+
+
+def run() -> None:
+    sys.exit(main())

@@ -1,0 +1,77 @@
+"""One-line Unicode rendering for terminals, messages and JSON: E[S], σ_q², Σ_{i≠j}."""
+
+from __future__ import annotations
+
+from sympy import Expr, Indexed, Mul, Pow, default_sort_key
+from sympy.printing.pretty.pretty_symbology import pretty_symbol
+from sympy.printing.str import StrPrinter
+
+_SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+READING_ORDER = {"d": 0, "q": 1, "k": 2}
+
+
+def reading_rank(factor: Expr) -> tuple:
+    """Sort key for the factors of a product as people write them: numbers, d, q-things,
+    k-things, the rest (SymPy's own order is alphabetical: k_i q_i, sigma_k sigma_q)."""
+    names = [str(s) for s in factor.free_symbols if not isinstance(s, Indexed)]
+    names += [str(x.base) for x in factor.atoms(Indexed)]
+    ranks = [READING_ORDER.get(part, len(READING_ORDER))
+             for name in names for part in name.split("_")]
+    return (not factor.is_number, min(ranks, default=0), default_sort_key(factor))
+
+
+def in_reading_order(printer, expr: Mul, print_mul) -> str:
+    """Print a product with its factors in reading order through ``print_mul``."""
+    ordered = Mul(*sorted(expr.args, key=reading_rank), evaluate=False)
+    saved, printer._settings["order"] = printer._settings["order"], "none"
+    try:
+        return print_mul(ordered)
+    finally:
+        printer._settings["order"] = saved
+
+
+class TextPrinter(StrPrinter):
+    printmethod = "_sdpa_text"  # so that Indexed's own _sympystr does not take over
+
+    def _print_Symbol(self, expr: Expr) -> str:
+        head, _, tail = expr.name.partition("_")
+        return pretty_symbol(head) + (f"_{tail}" if tail else "")
+
+    _print_Dummy = _print_Symbol
+
+    def _print_Indexed(self, expr: Expr) -> str:
+        return f"{expr.base}_{','.join(self._print(i) for i in expr.indices)}"
+
+    def _print_E(self, expr: Expr) -> str:
+        return f"E[{self._print(expr.args[0])}]"
+
+    def _print_Var(self, expr: Expr) -> str:
+        return f"Var({self._print(expr.args[0])})"
+
+    def _print_SD(self, expr: Expr) -> str:
+        return f"sd({self._print(expr.args[0])})"
+
+    def _print_Pow(self, expr: Pow, rational: bool = False) -> str:
+        if expr.exp.is_Integer and expr.exp > 1:
+            return self.parenthesize(expr.base, 60) + str(int(expr.exp)).translate(_SUPERSCRIPTS)
+        if expr.exp == 1 / 2 or str(expr.exp) == "1/2":
+            return f"√{self.parenthesize(expr.base, 60)}"
+        return super()._print_Pow(expr, rational)
+
+    def _print_Mul(self, expr: Mul) -> str:
+        return in_reading_order(self, expr, super()._print_Mul).replace("*", "·")
+
+    def _print_Sum(self, expr: Expr) -> str:
+        signs = "".join(f"Σ_{{{self._print(v)}={self._print(lo)}..{self._print(hi)}}} "
+                        for v, lo, hi in reversed(expr.limits))
+        return signs + self.parenthesize(expr.function, 45)
+
+    def _print_SumOverDistinct(self, expr: Expr) -> str:
+        i, j = (self._print(x) for x in expr.indices)
+        return f"Σ_{{{i}≠{j}}} " + self.parenthesize(expr.function, 45)
+
+
+def show(expr: Expr) -> str:
+    return TextPrinter().doprint(expr)
