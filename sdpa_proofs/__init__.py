@@ -9,7 +9,17 @@ from .checks import NumericSettings, Verdict, exact_check, numeric_check, rule_c
 from .derivation import Derivation, Step
 from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
 from .expressions import SD, E, RandomVector, SumOverDistinct, Var
-from .models import INDEPENDENT, MODELS, IndependentModel, Model, get_model, independent
+from .models import (
+                     DEPENDENT,
+                     INDEPENDENT,
+                     MODELS,
+                     AlignedModel,
+                     IndependentModel,
+                     Model,
+                     aligned,
+                     get_model,
+                     independent,
+)
 from .moments import ExactEvaluator
 from .report import RunReport
 from .rules import RULES, Rule, lemma
@@ -22,6 +32,7 @@ __all__ = [
     "Derivation", "Step", "E", "Var", "SD", "SumOverDistinct", "RandomVector", "lemma",
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
     "Model", "IndependentModel", "independent", "INDEPENDENT", "MODELS", "get_model",
+    "AlignedModel", "aligned", "DEPENDENT",
     "Family", "FAMILIES", "NORMAL", "UNIFORM", "RADEMACHER", "LAPLACE",
     "Rule", "RULES", "ExactEvaluator", "Verdict", "NumericSettings",
     "rule_check", "exact_check", "numeric_check",

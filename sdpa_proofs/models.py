@@ -17,9 +17,10 @@ import numpy as np
 import sympy as sp
 from sympy import Expr, Indexed, Rational, Symbol
 
-from .distributions import FAMILIES, Family
+from .distributions import FAMILIES, RADEMACHER, UNIFORM, Family
 from .expressions import RandomVector
 from .symbols import d, k, q, sigma_k, sigma_q
+from .text import show
 
 
 def indices_known_distinct(a, b, distinct: frozenset) -> bool:
@@ -70,6 +71,11 @@ class Model:
         raise NotImplementedError
 
 
+def _maybe_equal(a: Indexed, b: Indexed) -> str:
+    (ia,), (ib,) = a.indices, b.indices
+    return f"{show(a)} and {show(b)} may be the same coordinate: {ia} ≠ {ib} is not known here"
+
+
 def mp_value(x) -> mpmath.mpf:
     """A parameter value at the working precision (exactly, for a rational)."""
     x = sp.sympify(x)
@@ -116,7 +122,7 @@ class IndependentModel(Model):
         (ia,), (ib,) = a.indices, b.indices
         if indices_known_distinct(ia, ib, distinct):
             return None
-        return f"{a} and {b} may be the same coordinate: {ia} != {ib} is not known here"
+        return _maybe_equal(a, b)
 
     def integrate(self, f, variables, degrees, point, dps):
         rules = []
@@ -146,6 +152,75 @@ def tensor_sum(f, rules: list[list]) -> tuple:
     return total, abs_total
 
 
+@dataclass(eq=False)
+class AlignedModel(Model):
+    """k = (sigma_k / sigma_q) q: the key is a scaled copy of the query (correlation 1), with
+    independent, zero-mean coordinates q_i ~ family(sigma_q).  The simplest non-Gaussian model in
+    which q_i and k_i are dependent."""
+
+    family: Family = None
+    query: RandomVector = q
+    key: RandomVector = k
+    sigma_query: Symbol = sigma_q
+    sigma_key: Symbol = sigma_k
+
+    @property
+    def vectors(self):
+        return (self.query, self.key)
+
+    @property
+    def ratio(self) -> Expr:
+        return self.sigma_key / self.sigma_query
+
+    def assumptions(self):
+        family = self.family.latex.format(s=sp.latex(self.sigma_query))
+        return [rf"The coordinates $q_i \sim {family}$ are independent with mean $0$, and "
+                rf"$k = ({sp.latex(self.ratio)})\, q$: each $k_i$ is a multiple of $q_i$."]
+
+    def mean(self, vector):
+        return sp.S.Zero
+
+    def variance(self, vector):
+        return (self.sigma_query if vector == self.query else self.sigma_key) ** 2
+
+    def joint_moment(self, blocks):
+        result = sp.S.One
+        for block in blocks:
+            a, b = block.get(self.query, 0), block.get(self.key, 0)
+            result *= self.ratio ** b * self.family.moment(a + b, self.sigma_query)
+        return result
+
+    def dependence(self, a, b, distinct):
+        (ia,), (ib,) = a.indices, b.indices
+        if indices_known_distinct(ia, ib, distinct):
+            return None
+        if a.base != b.base:
+            return f"{show(b)} and {show(a)} are dependent in this model: k is a multiple of q"
+        return _maybe_equal(a, b)
+
+    def integrate(self, f, variables, degrees, point, dps):
+        if degrees is None:
+            raise ValueError("non-polynomial integrand")
+        coordinates = sorted({v.indices[0] for v in variables}, key=sp.default_sort_key)
+        ratio = mp_value(self.ratio.xreplace(point))
+        sigma = mp_value(point[self.sigma_query])
+        rules = []
+        for index in coordinates:
+            degree = sum(degrees.get(vector[index], 0) for vector in self.vectors)
+            rules.append(self.family.rule(self.family.points_for_degree(degree), sigma, dps))
+        position = {index: n for n, index in enumerate(coordinates)}
+
+        def on_grid(*values):
+            return f(*(values[position[v.indices[0]]] * (ratio if v.base == self.key else 1)
+                       for v in variables))
+
+        return tensor_sum(on_grid, rules)
+
+    def sample(self, rng, n, dim, point):
+        queries = self.family.sample(rng, (n, dim), float(point[self.sigma_query]))
+        return {self.query: queries, self.key: queries * float(self.ratio.xreplace(point))}
+
+
 PARAMETER_POINTS = [{sigma_q: Rational(3, 7), sigma_k: Rational(5, 4)},
                     {sigma_q: Rational(11, 5), sigma_k: Rational(2, 9)}]
 
@@ -158,8 +233,15 @@ def independent(family: Family) -> IndependentModel:
         laws={q: (family, sigma_q), k: (family, sigma_k)})
 
 
+def aligned(family: Family) -> AlignedModel:
+    return AlignedModel(name=f"aligned-{family.name.lower()}",
+                        title=f"k a multiple of q, {family.name} coordinates", dimension=d,
+                        parameter_points=PARAMETER_POINTS, family=family)
+
+
 INDEPENDENT = tuple(independent(family) for family in FAMILIES)
-MODELS = {model.name: model for model in INDEPENDENT}
+DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER))
+MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT}
 
 
 def get_model(name: str) -> Model:

@@ -29,6 +29,7 @@ from .expressions import (
 )
 from .models import Model
 from .moments import ExactEvaluator
+from .text import show
 
 MAX_PASSES = 12
 
@@ -177,7 +178,7 @@ class ZeroMean(Rule):
         if not (isinstance(node, E) and is_random_coordinate(node.args[0])):
             return None
         mean = ctx.model.mean(node.args[0].base)
-        reason = f"zero_mean: the model gives E[{node.args[0]}] = {mean}, not 0"
+        reason = f"zero_mean: the model gives E[{show(node.args[0])}] = {show(mean)}, not 0"
         return sp.S.Zero if ctx.precondition(mean == 0, reason) else None
 
 
@@ -336,7 +337,7 @@ class Lemma(Rule):
 
     def __init__(self, equation: Eq, label: str = ""):
         self.equation = equation
-        self.label = label or f"{equation.lhs} = {equation.rhs}"
+        self.label = label or f"{show(equation.lhs)} = {show(equation.rhs)}"
         self.fact = f"the lemma {self.label}"
         self.latex = rf"by ${sp.latex(equation.lhs)} = {sp.latex(equation.rhs)}$"
         self._pattern = canonical(equation.lhs)
@@ -359,7 +360,8 @@ class Lemma(Rule):
             lhs, rhs = evaluator.value(self.equation.lhs), evaluator.value(self.equation.rhs)
             holds = algebraically_equal(lhs, rhs) is True
             self._holds[model.name] = (holds, f"lemma {self.label} does not hold under model "
-                                       f"{model.name}: there {self.equation.lhs} = {lhs}")
+                                       f"{model.name}: there {show(self.equation.lhs)} = "
+                                       f"{show(lhs)}")
         return self._holds[model.name]
 
     def __repr__(self) -> str:

@@ -1,0 +1,122 @@
+"""Every rule: a correct application passes, a wrong one is rejected with the reason named."""
+
+import pytest
+from sympy import Eq, Sum, sqrt, sympify
+
+from sdpa_proofs import (SD, E, S, SumOverDistinct, Var, d, dot_product, i, j, k, lemma, q,
+                         sigma_k, sigma_q)
+from sdpa_proofs.checks import rule_check
+from sdpa_proofs.rules import RULES, UnknownRule, resolve
+
+DEFINITIONS = {S: dot_product}
+
+
+def check(before, after, by, model, distinct=frozenset()):
+    rules = [r.unfolded(DEFINITIONS) for r in resolve(by)]
+    return rule_check(sympify(before).xreplace(DEFINITIONS), sympify(after).xreplace(DEFINITIONS),
+                      rules, model, distinct)
+
+
+def s(body, *indices):
+    return Sum(body, *((x, 1, d) for x in indices))
+
+
+# (before, after, rule) that must pass, then a wrong variant that must fail
+CASES = {
+    "linearity": [
+        (E(S), s(E(q[i] * k[i]), i), s(E(q[i] * k[i]), i) * 2),
+        (E(3 * q[1] + sigma_q * k[2]), 3 * E(q[1]) + sigma_q * E(k[2]), 3 * E(q[1]) + E(k[2])),
+    ],
+    "independence": [
+        (E(q[i] * k[i]), E(q[i]) * E(k[i]), E(q[i]) * E(k[i]) * 2),
+        (E(q[i]**2 * k[i]**2), E(q[i]**2) * E(k[i]**2), E(q[i])**2 * E(k[i])**2),
+    ],
+    "zero_mean": [(s(E(q[i]) * E(k[i]), i), s(0, i), s(E(q[i]**2), i))],
+    "model_variance": [(Var(q[1]) * Var(k[1]), sigma_q**2 * sigma_k**2,
+                        sigma_q**4)],
+    "second_moment": [(E(q[1]**2), Var(q[1]) + E(q[1])**2, Var(q[1]))],
+    "variance_definition": [(Var(S), E((S - E(S))**2), E((S + E(S))**2))],
+    "sd_definition": [(SD(S), sqrt(Var(S)), Var(S))],
+    "variance_scaling": [(Var(S / sqrt(d)), Var(S) / d, Var(S) / sqrt(d)),
+                         (Var(S / d), Var(S) / d**2, Var(S) / d)],
+    "expand_square": [(E(S**2), E(s(q[i] * k[i] * q[j] * k[j], j, i)),
+                       E(s(q[i]**2 * k[i]**2, i)))],
+    "split_diagonal": [(s(E(q[i] * k[i] * q[j] * k[j]), j, i),
+                        s(E(q[i]**2 * k[i]**2), i)
+                        + SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d),
+                        SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d))],
+    "count_terms": [(s(sigma_q**2, i), d * sigma_q**2, d**2 * sigma_q**2),
+                    (SumOverDistinct(sigma_q, i, j, d), d * (d - 1) * sigma_q, d**2 * sigma_q),
+                    (SumOverDistinct(sigma_q, i, j, d), d * (d - 1) * sigma_q,
+                     (d - 1)**2 * sigma_q)],
+    "algebra": [(sqrt(d * sigma_q**2 * sigma_k**2), sigma_q * sigma_k * sqrt(d),
+                 sigma_q * sigma_k * d)],
+}
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+def test_every_rule_has_cases(rule):
+    assert CASES.get(rule), f"rule {rule} has no accept/reject test"
+
+
+@pytest.mark.parametrize("rule,case", [(r, c) for r, cs in CASES.items() for c in cs])
+def test_rule_accepts_correct_and_rejects_wrong(rule, case, model):
+    before, good, bad = case
+    assert check(before, good, rule, model).status == "pass"
+    verdict = check(before, bad, rule, model)
+    assert verdict.status == "fail"
+    assert rule in verdict.reason
+
+
+def test_algebra_cannot_do_probability(normal):
+    """E and Var are opaque to algebra: linearity or independence cannot pass as algebra."""
+    assert check(E(S), s(E(q[i] * k[i]), i), "algebra", normal).status == "fail"
+    assert check(E(q[1] * k[1]), E(q[1]) * E(k[1]), "algebra", normal).status == "fail"
+    assert check(E(q[1]) * (sigma_q - sigma_q), 0, "algebra", normal).status == "pass"
+
+
+def test_a_rule_does_not_justify_another_rules_step(normal):
+    assert check(E(q[1] * k[1]), E(q[1]) * E(k[1]), "linearity", normal).status == "fail"
+    assert check(E(q[1] + k[1]), E(q[1]) + E(k[1]), "independence", normal).status == "fail"
+
+
+def test_independence_needs_distinct_indices(normal):
+    """Factorising E[q_i k_i q_j k_j] without i != j is the classic misapplication."""
+    verdict = check(E(q[i] * k[i] * q[j] * k[j]), E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]),
+                    "independence", normal)
+    assert verdict.status == "fail"
+    assert "i ≠ j is not known" in verdict.reason
+    inside = check(SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d),
+                   SumOverDistinct(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), i, j, d),
+                   "independence", normal)
+    assert inside.status == "pass"
+    assumed = check(E(q[i] * q[j]), E(q[i]) * E(q[j]), "independence", normal,
+                    frozenset({frozenset({i, j})}))
+    assert assumed.status == "pass"
+
+
+def test_independence_never_splits_a_variable_from_itself(normal):
+    verdict = check(E(q[1]**2), E(q[1])**2, "independence", normal)
+    assert verdict.status == "fail"
+
+
+def test_lemma_rewrites_and_checks_its_premise(normal):
+    mean_zero = lemma(Eq(E(S), 0))
+    assert check(E((S - E(S))**2), E(S**2), mean_zero, normal).status == "pass"
+    wrong = lemma(Eq(E(S), sigma_q))
+    verdict = check(E((S - E(S))**2), E((S - sigma_q)**2), wrong, normal)
+    assert verdict.status == "fail"
+    assert "does not hold under model" in verdict.reason
+
+
+def test_several_rules_in_one_step(normal):
+    before = E(s(q[i] * k[i] * q[j] * k[j], j, i))
+    after = s(E(q[i]**2 * k[i]**2), i) + SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d)
+    assert check(before, after, ["linearity", "split_diagonal"], normal).status == "pass"
+    assert check(before, after, "linearity", normal).status == "fail"
+    assert check(before, after, "split_diagonal", normal).status == "fail"
+
+
+def test_unknown_rule_is_named():
+    with pytest.raises(UnknownRule, match="linearty"):
+        resolve("linearty")
