@@ -53,6 +53,7 @@ def combine(*verdicts: Verdict) -> Verdict:
 def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
                distinct: frozenset = frozenset()) -> Verdict:
     """Does rewriting with ``rules`` (everywhere, to a fixpoint) make the two sides equal?"""
+    before, after = sp.sympify(before), sp.sympify(after)
     strict = Context(model, distinct, strict=True)
     reached = rewrite_everywhere(before, rules, strict)
     target = rewrite_everywhere(after, rules, strict)
@@ -74,6 +75,7 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
 def exact_check(before: Expr, after: Expr, model: Model,
                 distinct: frozenset = frozenset()) -> Verdict:
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
+    before, after = sp.sympify(before), sp.sympify(after)
     evaluator = ExactEvaluator(model)
     for case in free_index_cases([before, after], distinct):
         try:
@@ -183,7 +185,7 @@ def expand_sums(expr: Expr) -> Expr:
     if not expr.args:
         return expr
     expr = expr.func(*(expand_sums(a) for a in expr.args))
-    return expr.doit(deep=False) if isinstance(expr, SUMS) else expr
+    return sp.sympify(expr.doit(deep=False)) if isinstance(expr, SUMS) else expr
 
 
 def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int) -> list[dict]:
@@ -215,12 +217,13 @@ def matching_digits(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, required: i
 def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSettings,
                   distinct: frozenset = frozenset()) -> Verdict:
     """Integrate both sides as written at d in ``settings.dimensions`` and every parameter point."""
+    before, after = sp.sympify(before), sp.sympify(after)
     lowest = None
     with mpmath.workdps(settings.dps):
         for dim in settings.dimensions:
             for point in model.parameter_points:
                 for indices in concrete_index_values([before, after], distinct, dim):
-                    substitution = {model.dimension: dim, **point, **indices}
+                    substitution = {model.dimension: sp.Integer(dim), **point, **indices}
                     evaluation = _Evaluation(model, point, settings.dps)
                     try:
                         lhs = evaluation.value(expand_sums(before.xreplace(substitution)))

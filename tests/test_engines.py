@@ -1,0 +1,199 @@
+"""The exact moment engine and the numerical integration, each against independent sources:
+brute-force expansion at concrete d, textbook moments, plain mpmath.quad and each other."""
+
+import itertools
+
+import mpmath
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sympy import Abs, Rational, Sum
+
+from sdpa_proofs import (FAMILIES, SD, E, ExactEvaluator, SumOverDistinct, Var, d, i, j, k, q,
+                         sigma_k, sigma_q)
+from sdpa_proofs.checks import NumericSettings, exact_check, matching_digits, numeric_check
+from sdpa_proofs.indexing import coincidence_patterns
+from sdpa_proofs.models import INDEPENDENT
+
+S = Sum(q[i] * k[i], (i, 1, d))
+NORMAL_MOMENTS = {0: 1, 2: 1, 4: 3, 6: 15, 8: 105}  # E[Z^n], standard normal
+
+
+def brute_force_expectation(x, model, dim):
+    """E[x] at d = dim by expanding x into monomials and multiplying one-variable moments,
+    which the independent model allows: a different algorithm from the engine's counting."""
+    explicit = sp.expand(x.subs(d, dim).doit())
+    total = sp.S.Zero
+    for monomial in sp.Add.make_args(explicit):
+        coeff, powers = monomial.as_coeff_mul()
+        value = coeff
+        for factor in powers:
+            base, exp = factor.as_base_exp()
+            if isinstance(base, sp.Indexed):
+                family, sigma = model.laws[base.base]
+                value *= family.moment(int(exp), sigma)
+            else:
+                value *= factor
+        total += value
+    return sp.expand(total)
+
+
+@pytest.mark.parametrize("x", [S, S**2, S**3, S**4, Sum(q[i]**2, (i, 1, d))**2,
+                               (S + Sum(q[i], (i, 1, d)))**2 * Sum(k[j]**2, (j, 1, d))])
+def test_exact_engine_matches_brute_force(x, model):
+    engine = ExactEvaluator(model).value(E(x))
+    for dim in (1, 2, 3):
+        assert sp.simplify(engine.subs(d, dim) - brute_force_expectation(x, model, dim)) == 0
+
+
+def test_fourth_moment_of_the_dot_product_from_cumulants():
+    """E[S^4] = d E[X^4] + 3 d(d-1) E[X^2]^2 for X = q_i k_i (textbook, Normal coordinates)."""
+    normal = INDEPENDENT[0]
+    x2 = sigma_q**2 * sigma_k**2
+    x4 = NORMAL_MOMENTS[4] ** 2 * x2**2
+    expected = d * x4 + 3 * d * (d - 1) * x2**2
+    assert sp.expand(ExactEvaluator(normal).value(E(S**4)) - expected) == 0
+
+
+def test_variance_against_sympy_stats_at_small_d():
+    """sympy.stats (slow, fixed d) as an outside reference for the Normal model."""
+    from sympy.stats import Normal, variance
+
+    a, b = Rational(3, 7), Rational(5, 4)
+    qs = [Normal(f"q{n}", 0, a) for n in range(2)]
+    ks = [Normal(f"k{n}", 0, b) for n in range(2)]
+    reference = variance(qs[0] * ks[0] + qs[1] * ks[1])
+    engine = ExactEvaluator(INDEPENDENT[0]).value(Var(S))
+    assert sp.simplify(engine.subs({d: 2, sigma_q: a, sigma_k: b}) - reference) == 0
+
+
+def test_coincidence_counts_add_up_to_all_index_tuples():
+    for n_indices in range(1, 5):
+        indices = sp.symbols(f"a0:{n_indices}")
+        total = sum(count for _, count in coincidence_patterns(indices, frozenset(), {}, d))
+        assert sp.expand(total - d**n_indices) == 0
+    pair = frozenset({frozenset(indices[:2])})
+    constrained = sum(count for _, count in coincidence_patterns(indices[:2], pair, {}, d))
+    assert sp.expand(constrained - d * (d - 1)) == 0
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+def test_quadrature_rules_against_plain_quad(family):
+    """Each family's exact rule against mpmath.quad over the family's own density."""
+    mpmath.mp.dps = 40
+    sigma = mpmath.mpf(3) / 7
+    densities = {
+        "Normal": (lambda x: mpmath.npdf(x, 0, sigma), [-mpmath.inf, 0, mpmath.inf]),
+        "Uniform": (lambda x: 1 / (2 * mpmath.sqrt(3) * sigma),
+                    [-mpmath.sqrt(3) * sigma, mpmath.sqrt(3) * sigma]),
+        "Laplace": (lambda x: mpmath.exp(-abs(x) * mpmath.sqrt(2) / sigma)
+                    * mpmath.sqrt(2) / (2 * sigma), [-mpmath.inf, 0, mpmath.inf]),
+    }
+    with mpmath.workdps(40):
+        for n in range(7):
+            rule = family.rule(family.points_for_degree(n), sigma, 40)
+            by_rule = sum(w * x**n for w, x in rule)
+            exact = mpmath.mpf(sp.N(family.moment(n, Rational(3, 7)), 40))
+            assert abs(by_rule - exact) < mpmath.mpf(10) ** -35
+            if family.name in densities:
+                density, interval = densities[family.name]
+                by_quad = mpmath.quad(lambda x: x**n * density(x), interval)
+                assert abs(by_quad - exact) < mpmath.mpf(10) ** -30 * max(1, abs(exact))
+    mpmath.mp.dps = 15
+
+
+def test_two_dimensional_integration_against_plain_quad():
+    """E[(q_1 k_1 + q_1^2)^2] under the Uniform model, tensor Gauss rule versus mpmath.quad."""
+    uniform = INDEPENDENT[1]
+    point = uniform.parameter_points[0]
+
+    def integrand(x, y):
+        return (x * y + x**2) ** 2
+
+    with mpmath.workdps(30):
+        a, b = (mpmath.sqrt(3) * mpmath.mpf(point[s].p) / point[s].q for s in (sigma_q, sigma_k))
+        by_quad = mpmath.quad(lambda x, y: integrand(x, y) / (4 * a * b), [-a, a], [-b, b])
+        by_rule, _ = uniform.integrate(integrand, [q[1], k[1]], {q[1]: 4, k[1]: 2}, point, 30)
+        assert abs(by_quad - by_rule) < mpmath.mpf(10) ** -25 * abs(by_quad)
+
+
+@mpmath.workdps(45)
+def test_matching_digits():
+    one = mpmath.mpf(1)
+    assert matching_digits(one, one, one, 30, 45) == 45
+    assert 19 < matching_digits(one, one + mpmath.mpf(10) ** -20, one, 30, 45) < 21
+    # both values zero at the scale of the terms: measured against the scale
+    assert matching_digits(mpmath.mpf(0), mpmath.mpf(10) ** -40, one, 30, 45) >= 39
+    assert matching_digits(mpmath.mpf(0), mpmath.mpf(10) ** -5, one, 30, 45) < 1
+
+
+def test_numeric_check_needs_the_digits_it_is_asked_for(normal):
+    tiny = 1 + Rational(1, 10**25)
+    assert numeric_check(Var(S), d * sigma_q**2 * sigma_k**2 * tiny, normal,
+                         NumericSettings(digits=30)).status == "fail"
+    assert numeric_check(Var(S), d * sigma_q**2 * sigma_k**2 * tiny, normal,
+                         NumericSettings(digits=20)).status == "pass"
+
+
+def test_non_polynomial_integrand_is_undecided_never_passed(normal):
+    verdict = numeric_check(E(Abs(q[1])), sigma_q * sp.sqrt(2 / sp.pi), normal, NumericSettings())
+    assert verdict.status == "undecided"
+    assert exact_check(E(Abs(q[1])), sigma_q * sp.sqrt(2 / sp.pi), normal).status == "undecided"
+
+
+def test_sd_and_free_index_cases(normal):
+    evaluator = ExactEvaluator(normal)
+    assert sp.simplify(evaluator.value(SD(S)) - sigma_q * sigma_k * sp.sqrt(d)) == 0
+    # E[q_i q_j] is sigma^2 when i = j and 0 otherwise: both cases are checked
+    verdict = exact_check(E(q[i] * q[j]), 0, normal)
+    assert verdict.status == "fail" and "i = j" in verdict.reason
+    assert exact_check(E(q[i] * q[j]), 0, normal, frozenset({frozenset({i, j})})).status == "pass"
+
+
+# -- property-based: random moment identities ------------------------------------------------
+
+powers = st.tuples(st.integers(0, 2), st.integers(0, 2))
+
+
+@st.composite
+def random_sum_products(draw):
+    """A product of one to three sums sum_i q_i^a k_i^b, possibly plus an off-diagonal sum."""
+    factors = []
+    for n, (a, b) in enumerate(draw(st.lists(powers, min_size=1, max_size=3))):
+        index = sp.Symbol(f"r{n}", integer=True, positive=True)
+        factors.append(Sum(q[index]**a * k[index]**b, (index, 1, d)))
+    expr = sp.Mul(*factors)
+    if draw(st.booleans()):
+        expr += draw(st.integers(-3, 3)) * SumOverDistinct(q[i] * q[j] * k[i] * k[j], i, j, d)
+    return expr
+
+
+@settings(max_examples=25, deadline=None)
+@given(random_sum_products(), st.sampled_from(range(len(INDEPENDENT))))
+def test_random_identities_exact_engine_against_brute_force(x, model_index):
+    model = INDEPENDENT[model_index]
+    engine = ExactEvaluator(model).value(E(x))
+    for dim in (2, 3):
+        assert sp.simplify(engine.subs(d, dim) - brute_force_expectation(x, model, dim)) == 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(random_sum_products(), st.integers(1, 5), st.integers(0, 1))
+def test_random_identities_pass_and_their_perturbations_fail(x, numerator, shift_power):
+    """exact value = E[x] is accepted by both checks; adding c * d^p * sigma terms is rejected."""
+    normal = INDEPENDENT[0]
+    exact = ExactEvaluator(normal).value(E(x))
+    fast = NumericSettings(digits=30, dimensions=(2,))
+    assert exact_check(E(x), exact, normal).status == "pass"
+    assert numeric_check(E(x), exact, normal, fast).status == "pass"
+    wrong = exact + Rational(numerator, 7) * d**shift_power * sigma_q**2
+    assert exact_check(E(x), wrong, normal).status == "fail"
+    assert numeric_check(E(x), wrong, normal, fast).status == "fail"
+
+
+def test_brute_force_reference_is_itself_sound():
+    """The reference above must see a difference when there is one (it is not a tautology)."""
+    normal = INDEPENDENT[0]
+    assert brute_force_expectation(S**2, normal, 2) == 2 * sigma_q**2 * sigma_k**2
+    assert list(itertools.islice(coincidence_patterns((i,), frozenset(), {}, d), 5))

@@ -1,0 +1,155 @@
+"""A corpus of wrong derivations: each must be rejected at the step that is wrong, with a reason
+(and, where the values differ, a numerical counterexample); the correct variant must verify."""
+
+import pytest
+from sympy import Eq, Sum, sqrt
+
+from sdpa_proofs import (Derivation, E, S, Step, SumOverDistinct, Var, d, dot_product, i, j, k,
+                         lemma, q, sigma_k, sigma_q, verify_derivation)
+from sdpa_proofs.runner import VerifySettings
+
+FAST = VerifySettings(monte_carlo=False)
+TWO_MODELS = ["independent-normal", "independent-laplace"]
+VARIANCE = Eq(Var(S), d * sigma_q**2 * sigma_k**2)
+
+
+def s(body, *indices):
+    return Sum(body, *((x, 1, d) for x in reversed(indices)))
+
+
+def seed_variance_steps():
+    """The seed's proof of Var(S) = d sigma_q^2 sigma_k^2, correct."""
+    return [
+        Step(E((S - E(S))**2), "variance_definition"),
+        Step(E(S**2), lemma(Eq(E(S), 0))),
+        Step(E(s(q[i] * k[i] * q[j] * k[j], i, j)), "expand_square"),
+        Step(s(E(q[i]**2 * k[i]**2), i) + SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d),
+             ["linearity", "split_diagonal"]),
+        Step(s(E(q[i]**2) * E(k[i]**2), i)
+             + SumOverDistinct(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), i, j, d), "independence"),
+        Step(s((Var(q[i]) + E(q[i])**2) * (Var(k[i]) + E(k[i])**2), i)
+             + SumOverDistinct(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), i, j, d), "second_moment"),
+        Step(s(sigma_q**2 * sigma_k**2, i) + SumOverDistinct(0, i, j, d),
+             ["model_variance", "zero_mean"]),
+        Step(d * sigma_q**2 * sigma_k**2, "count_terms"),
+    ]
+
+
+def variance_with(step_number=None, step=None, claim=VARIANCE, models=None):
+    steps = seed_variance_steps()
+    if step_number is not None:
+        steps[step_number - 1] = step
+    kwargs = {"models": models} if models else {}
+    return Derivation(claim=claim, steps=steps, where={S: dot_product}, name="variance", **kwargs)
+
+
+def failures(report):
+    """(model, step index, check) for every check that did not pass."""
+    return [(m.model, st.index, label)
+            for m in report.models for st in m.steps
+            for label, v in (("rule", st.rule_check), ("exact", st.exact_check),
+                             ("numeric", st.numeric_check)) if v.status != "pass"]
+
+
+def test_seed_proof_verifies():
+    report = verify_derivation(variance_with(), FAST)
+    assert report.status == "verified", failures(report)
+
+
+WRONG = {
+    # the i = j terms dropped from the split
+    "dropped diagonal": (4, Step(SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d),
+                                 ["linearity", "split_diagonal"]), True),
+    # sigma^4 where the model has sigma_q^2 sigma_k^2
+    "sigma^4": (7, Step(s(sigma_q**4, i) + SumOverDistinct(0, i, j, d),
+                        ["model_variance", "zero_mean"]), True),
+    # d^2 diagonal terms instead of d
+    "d^2 terms": (8, Step(d**2 * sigma_q**2 * sigma_k**2, "count_terms"), True),
+    # sqrt(d) for d
+    "sqrt(d) for d": (8, Step(sqrt(d) * sigma_q**2 * sigma_k**2, "count_terms"), True),
+    # a sign error: (S + E[S])^2; true in value because E[S] = 0, so only the rule catches it
+    "sign error": (1, Step(E((S + E(S))**2), "variance_definition"), False),
+    # E[q_i^2 k_i^2] factorised as if it were E[q_i]^2 E[k_i]^2
+    "wrong power": (5, Step(s(E(q[i])**2 * E(k[i])**2, i)
+                            + SumOverDistinct(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), i, j, d),
+                            "independence"), True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_wrong_step_is_rejected_where_it_is_wrong(name):
+    step_number, step, values_differ = WRONG[name]
+    report = verify_derivation(variance_with(step_number, step, models=TWO_MODELS), FAST)
+    assert report.status == "failed"
+    found = failures(report)
+    assert min(index for _, index, _ in found) == step_number
+    assert ("independent-normal", step_number, "rule") in found
+    model = report.models[0]
+    if values_differ:
+        numeric = model.steps[step_number - 1].numeric_check
+        assert numeric.status == "fail"
+        assert numeric.counterexample["lhs"] != numeric.counterexample["rhs"]
+        assert "d" in numeric.counterexample
+    else:
+        assert model.steps[step_number - 1].numeric_check.status == "pass"
+
+
+def test_off_by_one_count_of_off_diagonal_terms():
+    """d^2 instead of d(d - 1) terms with i != j, in a sum whose off-diagonal does not vanish."""
+    norm4 = E(s(q[i]**2, i)**2)
+    good = Derivation(
+        claim=Eq(norm4, s(E(q[i]**4), i) + d * (d - 1) * sigma_q**4),
+        steps=[Step(E(s(q[i]**2 * q[j]**2, i, j)), "expand_square"),
+               Step(s(E(q[i]**4), i) + SumOverDistinct(E(q[i]**2 * q[j]**2), i, j, d),
+                    ["linearity", "split_diagonal"]),
+               Step(s(E(q[i]**4), i) + SumOverDistinct(E(q[i]**2) * E(q[j]**2), i, j, d),
+                    "independence"),
+               Step(s(E(q[i]**4), i) + SumOverDistinct(
+                   (Var(q[i]) + E(q[i])**2) * (Var(q[j]) + E(q[j])**2), i, j, d),
+                   "second_moment"),
+               Step(s(E(q[i]**4), i) + SumOverDistinct(sigma_q**4, i, j, d),
+                    ["model_variance", "zero_mean"]),
+               Step(s(E(q[i]**4), i) + d * (d - 1) * sigma_q**4, "count_terms")],
+        name="norm4")
+    assert verify_derivation(good, FAST).status == "verified"
+    bad = Derivation(claim=Eq(norm4, s(E(q[i]**4), i) + d**2 * sigma_q**4),
+                     steps=good.steps[:-1] + [Step(s(E(q[i]**4), i) + d**2 * sigma_q**4,
+                                                   "count_terms")], name="norm4")
+    report = verify_derivation(bad, FAST)
+    assert report.status == "failed"
+    assert {index for _, index, _ in failures(report)} == {6}
+    assert report.models[0].steps[5].numeric_check.counterexample["d"] == 1
+
+
+def test_factorising_without_distinct_indices_names_the_precondition():
+    steps = seed_variance_steps()[:3] + [
+        Step(s(E(q[i] * k[i] * q[j] * k[j]), i, j), "linearity"),
+        Step(s(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), i, j), "independence"),
+        Step(0, "zero_mean")]
+    report = verify_derivation(Derivation(claim=Eq(Var(S), 0), steps=steps,
+                                          where={S: dot_product}, name="v"), FAST)
+    step5 = report.models[0].steps[4]
+    assert step5.rule_check.status == "fail"
+    assert "i ≠ j is not known" in step5.rule_check.reason
+    assert step5.numeric_check.status == "fail"
+    assert {index for _, index, _ in failures(report)} == {5}
+
+
+def test_independence_where_the_model_has_none():
+    """Under k = c q the seed's proof breaks exactly at E[S] = 0 and at factorising q_i, k_i."""
+    report = verify_derivation(variance_with(models=["aligned-rademacher"]), FAST)
+    assert report.status == "failed"
+    broken = {index for _, index, _ in failures(report)}
+    assert broken == {2, 5}
+    step2, step5 = report.models[0].steps[1], report.models[0].steps[4]
+    assert "lemma" in step2.rule_check.reason and "does not hold" in step2.rule_check.reason
+    assert "dependent in this model" in step5.rule_check.reason
+    assert step5.numeric_check.counterexample is not None
+
+
+def test_claim_that_the_chain_does_not_reach():
+    report = verify_derivation(variance_with(claim=Eq(Var(S), d**2 * sigma_q**2 * sigma_k**2)),
+                               FAST)
+    assert report.status == "failed"
+    assert all(m.conclusion.status == "fail" for m in report.models)
+    assert "chain ends at" in report.models[0].conclusion.reason
