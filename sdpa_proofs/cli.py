@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     # a pipe or CI log gets a table 120 columns wide instead of rich's default 80
     console = Console(width=None if sys.stdout.isatty() else 120)
-    errors = Console(stderr=True)
+    errors = Console(stderr=True, soft_wrap=True)
     paths = args.paths or [DEFAULT_PATH] if hasattr(args, "paths") else []
     if args.command == "list":
         return _list(paths, args.models, console, errors)

@@ -89,7 +89,7 @@ def render(run: RunReport, console: Console) -> None:
     console.print(summary_table(run))
     for d in run.derivations:
         for line in failure_details(d):
-            console.print(line)
+            console.print(line, soft_wrap=True)  # one finding per line: greppable in CI logs
     verified = sum(d.status == VERIFIED for d in run.derivations)
     console.print(f"{verified} of {len(run.derivations)} derivations verified.",
                   style="bold green" if verified == len(run.derivations) else "bold red")

@@ -10,8 +10,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy import Abs, Rational, Sum
 
-from sdpa_proofs import (FAMILIES, SD, E, ExactEvaluator, SumOverDistinct, Var, d, i, j, k, q,
-                         sigma_k, sigma_q)
+from sdpa_proofs import (
+    FAMILIES,
+    SD,
+    E,
+    ExactEvaluator,
+    SumOverDistinct,
+    Var,
+    d,
+    i,
+    j,
+    k,
+    q,
+    sigma_k,
+    sigma_q,
+)
 from sdpa_proofs.checks import NumericSettings, exact_check, matching_digits, numeric_check
 from sdpa_proofs.indexing import coincidence_patterns
 from sdpa_proofs.models import INDEPENDENT
@@ -98,7 +111,7 @@ def test_quadrature_rules_against_plain_quad(family):
             assert abs(by_rule - exact) < mpmath.mpf(10) ** -35
             if family.name in densities:
                 density, interval = densities[family.name]
-                by_quad = mpmath.quad(lambda x: x**n * density(x), interval)
+                by_quad = mpmath.quad(lambda x, n=n, f=density: x**n * f(x), interval)
                 assert abs(by_quad - exact) < mpmath.mpf(10) ** -30 * max(1, abs(exact))
     mpmath.mp.dps = 15
 

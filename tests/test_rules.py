@@ -3,8 +3,22 @@
 import pytest
 from sympy import Eq, Sum, sqrt, sympify
 
-from sdpa_proofs import (SD, E, S, SumOverDistinct, Var, d, dot_product, i, j, k, lemma, q,
-                         sigma_k, sigma_q)
+from sdpa_proofs import (
+    SD,
+    E,
+    S,
+    SumOverDistinct,
+    Var,
+    d,
+    dot_product,
+    i,
+    j,
+    k,
+    lemma,
+    q,
+    sigma_k,
+    sigma_q,
+)
 from sdpa_proofs.checks import rule_check
 from sdpa_proofs.rules import RULES, UnknownRule, resolve
 

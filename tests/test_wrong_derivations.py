@@ -4,8 +4,24 @@
 import pytest
 from sympy import Eq, Sum, sqrt
 
-from sdpa_proofs import (Derivation, E, S, Step, SumOverDistinct, Var, d, dot_product, i, j, k,
-                         lemma, q, sigma_k, sigma_q, verify_derivation)
+from sdpa_proofs import (
+    Derivation,
+    E,
+    S,
+    Step,
+    SumOverDistinct,
+    Var,
+    d,
+    dot_product,
+    i,
+    j,
+    k,
+    lemma,
+    q,
+    sigma_k,
+    sigma_q,
+    verify_derivation,
+)
 from sdpa_proofs.runner import VerifySettings
 
 FAST = VerifySettings(monte_carlo=False)

@@ -1,0 +1,87 @@
+"""Where the time of `sdpa-proofs verify` goes, on the bundled catalogue.
+
+    python benchmarks/timing.py [--sympy-stats]
+
+prints a table: import, symbolic checks (rule + exact engine), numerical integration and
+Monte Carlo; with --sympy-stats also the sympy.stats baseline for Var(S) at small d.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed(f, *args) -> float:
+    start = time.perf_counter()
+    f(*args)
+    return time.perf_counter() - start
+
+
+def import_time() -> float:
+    code = ("import time; t = time.perf_counter(); import sdpa_proofs; "
+            "print(time.perf_counter() - t)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return float(out.stdout)
+
+
+def split_times() -> dict[str, float]:
+    from sdpa_proofs.checks import NumericSettings, exact_check, numeric_check, rule_check
+    from sdpa_proofs.expressions import unfold
+    from sdpa_proofs.montecarlo import check_claim
+    from sdpa_proofs.rules import resolve
+    from sdpa_proofs.runner import load_paths
+
+    totals = {"rule check": 0.0, "exact engine": 0.0, "numeric (mpmath)": 0.0, "Monte Carlo": 0.0}
+    claims = []
+    for derivation in load_paths([str(ROOT / "derivations")]):
+        where = derivation.where
+        for model in derivation.model_objects:
+            for previous, step in derivation.chain():
+                before, after = unfold(previous, where), unfold(step.expr, where)
+                rules = [r.unfolded(where) for r in resolve(step.by)]
+                totals["rule check"] += timed(rule_check, before, after, rules, model)
+                totals["exact engine"] += timed(exact_check, before, after, model)
+                totals["numeric (mpmath)"] += timed(numeric_check, before, after, model,
+                                                    NumericSettings())
+            claims.append((model.name, derivation.claim.xreplace(where), model))
+    # model by model, as the runner does, so that one model's samples serve all its claims
+    for _, claim, model in sorted(claims, key=lambda c: c[0]):
+        totals["Monte Carlo"] += timed(check_claim, claim, model)
+    return totals
+
+
+def sympy_stats_baseline(dimensions=(2, 4)) -> dict[str, float]:
+    from sympy import Rational
+    from sympy.stats import Normal, variance
+
+    times = {}
+    for dim in dimensions:
+        qs = [Normal(f"q{n}", 0, Rational(3, 7)) for n in range(dim)]
+        ks = [Normal(f"k{n}", 0, Rational(5, 4)) for n in range(dim)]
+        dot = sum(a * b for a, b in zip(qs, ks))
+        times[f"sympy.stats Var(S), d = {dim}"] = timed(variance, dot)
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sympy-stats", action="store_true", help="also time the baseline")
+    args = parser.parse_args()
+    rows = {"import sdpa_proofs": import_time(), **split_times()}
+    if args.sympy_stats:
+        rows.update(sympy_stats_baseline())
+    width = max(map(len, rows))
+    print(f"{'phase':<{width}}  seconds")
+    print(f"{'-' * width}  -------")
+    for name, seconds in rows.items():
+        print(f"{name:<{width}}  {seconds:7.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,193 @@
+"""The command line as a user meets it: exit codes, the table, JSON, LaTeX and bad input."""
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sdpa_proofs.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = str(ROOT / "derivations")
+
+GOOD = '''
+from sympy import Eq, Sum
+from sdpa_proofs import Derivation, E, Step, d, i, k, q
+
+mean = Derivation(
+    claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0),
+    models=["independent-normal"],
+    steps=[Step(Sum(E(q[i] * k[i]), (i, 1, d)), "linearity"),
+           Step(Sum(E(q[i]) * E(k[i]), (i, 1, d)), "independence"),
+           Step(0, "zero_mean")])
+'''
+
+WRONG_STEP = '''
+from sympy import Eq, Sum
+from sdpa_proofs import Derivation, E, S, Step, Var, d, dot_product, sigma_k, sigma_q
+
+too_big = Derivation(
+    claim=Eq(Var(S / d), sigma_q**2 * sigma_k**2),
+    where={S: dot_product},
+    models=["independent-normal"],
+    steps=[Step(Var(S) / d, "variance_scaling", "forgot to square 1/d"),
+           Step(sigma_q**2 * sigma_k**2, "algebra")])
+'''
+
+
+def write(folder: Path, name: str, source: str) -> Path:
+    path = folder / name
+    path.write_text(textwrap.dedent(source))
+    return path
+
+
+def run(*args, capsys):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out + err
+
+
+@pytest.fixture(scope="module")
+def bundled_report(tmp_path_factory):
+    """One full verify of the bundled catalogue, Monte Carlo included, shared by the tests."""
+    target = tmp_path_factory.mktemp("report") / "r.json"
+    completed = subprocess.run([sys.executable, "-m", "sdpa_proofs", "verify", BUNDLED,
+                                "--json", str(target)], capture_output=True, text=True)
+    return completed, json.loads(target.read_text())
+
+
+def test_bundled_catalogue_verifies_with_json(bundled_report):
+    completed, report = bundled_report
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    names = {d["name"] for d in report["derivations"]}
+    assert {"mean_zero", "variance", "standard_deviation", "scaled_variance",
+            "over_shrink"} <= names
+    for derivation in report["derivations"]:
+        assert derivation["status"] == "verified"
+        assert {m["model"] for m in derivation["models"]} == {
+            "independent-normal", "independent-uniform", "independent-rademacher",
+            "independent-laplace"}
+        for step in derivation["steps"]:
+            assert step["symbolic"] == "pass" and step["numeric"] == "pass"
+            assert step["digits"] >= 30
+        for model in derivation["models"]:
+            assert [r["d"] for r in model["monte_carlo"]] == [64, 512, 4096]
+            for r in model["monte_carlo"]:
+                assert r["ci_low"] <= r["estimate"] <= r["ci_high"]
+    summary = report["summary"]
+    assert summary["derivations"] == len(report["derivations"]) and summary["failed"] == 0
+    assert "verified" in completed.stdout
+
+
+def test_user_folder_with_a_wrong_step_fails_at_that_step(tmp_path, capsys):
+    write(tmp_path, "good.py", GOOD)
+    write(tmp_path, "too_big.py", WRONG_STEP)
+    out_json = tmp_path / "out" / "r.json"
+    code, output = run("verify", str(tmp_path), "--json", str(out_json), "--no-monte-carlo",
+                       capsys=capsys)
+    assert code == 1
+    assert "too_big: step 1 (variance_scaling)" in output
+    assert "too_big.py:9" in output
+    assert "sides differ at d = 2" in output  # at d = 1, 1/d and 1/d² agree
+    report = json.loads(out_json.read_text())
+    by_name = {d["name"]: d for d in report["derivations"]}
+    assert by_name["good"]["status"] == "verified"
+    bad = by_name["too_big"]
+    assert bad["status"] == "failed"
+    assert bad["steps"][0]["symbolic"] == "fail" and bad["steps"][0]["numeric"] == "fail"
+    assert bad["models"][0]["steps"][0]["numeric_check"]["counterexample"]["d"] == 2
+
+
+BAD_INPUTS = {
+    "syntax": ("def broken(:\n", "broken.py:1: syntax error"),
+    "unknown rule": (GOOD.replace('"linearity"', '"linearty"'),
+                     "step 1: unknown rule 'linearty'"),
+    "undefined symbol": (GOOD.replace("Step(0,", "Step(undefined_name,"),
+                         "NameError: name 'undefined_name' is not defined"),
+    "not an equation": (GOOD.replace("claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0)",
+                                     "claim=E(q[1])"), "the claim must be an equation"),
+    "import error": ("import no_such_module_here\n", "ModuleNotFoundError"),
+    "no derivation": ("x = 1\n", "defines no Derivation"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_INPUTS))
+def test_bad_input_is_named_and_exits_2_while_others_still_run(kind, tmp_path, capsys):
+    source, message = BAD_INPUTS[kind]
+    write(tmp_path, "broken.py", source)
+    write(tmp_path, "good.py", GOOD)
+    out_json = tmp_path / "r.json"
+    code, output = run("verify", str(tmp_path), "--no-monte-carlo", "--json", str(out_json),
+                       capsys=capsys)
+    assert code == 2
+    assert message in output
+    assert "broken.py" in output
+    assert "Traceback" not in output
+    report = json.loads(out_json.read_text())
+    statuses = {Path(d["file"]).name: d["status"] for d in report["derivations"]}
+    assert statuses["good.py"] == "verified"
+    assert report["summary"]["errors"] == 1
+
+
+def test_unreadable_path_and_bad_flags(tmp_path, capsys):
+    code, output = run("verify", str(tmp_path / "missing"), "--no-monte-carlo", capsys=capsys)
+    assert code == 2 and "no such file or folder" in output
+    for args in (["verify", "--digits", "many"], ["verify", "--model", "nonsense"],
+                 ["verify", "--frobnicate"], ["nonsense"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(args)
+        assert exit_info.value.code == 2
+    assert "unknown model 'nonsense'" in capsys.readouterr().err
+
+
+def test_no_half_written_json_when_the_report_cannot_be_written(tmp_path, capsys):
+    write(tmp_path, "good.py", GOOD)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(OSError):
+        main(["verify", str(tmp_path / "good.py"), "--no-monte-carlo", "--json",
+              str(blocker / "r.json")])
+    assert blocker.read_text() == "not a folder"
+
+
+def test_list(capsys):
+    code, output = run("list", BUNDLED, capsys=capsys)
+    assert code == 0 and "variance" in output and "mean_zero" in output
+    code, output = run("list", "--models", capsys=capsys)
+    assert code == 0 and "independent-laplace" in output and "aligned-uniform" in output
+
+
+def test_what_if_under_another_model_names_the_breaking_step(capsys):
+    code, output = run("verify", str(Path(BUNDLED) / "variance.py"), "--model",
+                       "aligned-uniform", "--no-monte-carlo", capsys=capsys)
+    assert code == 1
+    assert "step 2 (lemma(mean_zero))" in output and "does not hold" in output
+    assert "step 5 (independence)" in output and "dependent in this model" in output
+
+
+def test_latex_output_compiles(tmp_path, capsys, pdflatex):
+    code, output = run("latex", BUNDLED, "-o", str(tmp_path), capsys=capsys)
+    assert code == 0
+    files = sorted(tmp_path.glob("*.tex"))
+    assert {f.stem for f in files} >= {"mean_zero", "variance", "over_shrink"}
+    for tex in files:
+        completed = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error",
+                                    tex.name], cwd=tmp_path, capture_output=True, text=True)
+        assert completed.returncode == 0, completed.stdout[-2000:]
+        assert (tmp_path / f"{tex.stem}.pdf").stat().st_size > 1000
+    variance = (tmp_path / "variance.tex").read_text()
+    assert r"\sum_{i \neq j}" in variance and r"\mathbb{E}" in variance
+    assert r"\operatorname{Var}" in variance and "mutually independent" in variance
+
+
+def test_latex_reports_a_broken_file_and_writes_the_rest(tmp_path, capsys):
+    source = tmp_path / "src"
+    source.mkdir()
+    write(source, "broken.py", "def broken(:\n")
+    write(source, "good.py", GOOD)
+    code, output = run("latex", str(source), "-o", str(tmp_path / "tex"), capsys=capsys)
+    assert code == 2 and "broken.py:1: syntax error" in output
+    assert [p.name for p in (tmp_path / "tex").iterdir()] == ["good.tex"]
