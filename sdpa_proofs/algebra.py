@@ -14,7 +14,7 @@ import mpmath
 import sympy as sp
 from sympy import Add, Expr, Mul, Sum, Symbol
 
-from .expressions import MOMENT_FUNCTIONS, SUMS, SumOverDistinct, bound_indices, index_symbols
+from .expressions import MOMENT_FUNCTIONS, SD, SUMS, SumOverDistinct, Var, bound_indices
 
 
 def distribute_sums(expr: Expr) -> Expr:
@@ -35,7 +35,8 @@ def _distribute(expr: Expr) -> Expr:
     for term in Add.make_args(body):
         outside, inside = [], []
         for factor in Mul.make_args(term):
-            (inside if index_symbols(factor) & bound else outside).append(factor)
+            # free_symbols, not just subscripts: in sum_i i*q_i the factor i must stay inside
+            (inside if factor.free_symbols & bound else outside).append(factor)
         rebuilt.append(Mul(*outside) * _resum(expr, Mul(*inside)))
     return Add(*rebuilt)
 
@@ -110,11 +111,19 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
     if difference == 0:
         return True
     atoms = opaque_atoms(difference)
-    stand_ins = {atom: Symbol(f"_atom{n}", positive=True) for n, atom in enumerate(atoms)}
+    stand_ins = {atom: _stand_in(n, atom) for n, atom in enumerate(atoms)}
     plain = difference.xreplace(stand_ins)
     if sp.simplify(plain) == 0:
         return True
     return False if differs_somewhere(plain, probes) else None
+
+
+def _stand_in(n: int, atom: Expr) -> Symbol:
+    """An unknown for an opaque atom, assuming only what is true of every such atom: E[X] and
+    sums are real, Var(X) and sd(X) are non-negative."""
+    if isinstance(atom, (Var, SD)):
+        return Symbol(f"_atom{n}", nonnegative=True)
+    return Symbol(f"_atom{n}", real=True)
 
 
 def differs_somewhere(expr: Expr, probes: int) -> bool:

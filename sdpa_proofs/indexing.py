@@ -91,6 +91,10 @@ def _sum_terms(expr: Expr, dimension: Expr, is_factor) -> list[Term]:
                     f"sum from {lower} to {upper}: indices run over 1..{dimension}")
         distinct = frozenset()
     inner = expand_terms(summand(expr), dimension, is_factor)
+    for t in inner:
+        if t.coeff.free_symbols & set(bound_indices(expr)):
+            raise UnsupportedExpression(f"{t.coeff} depends on the summation index of {expr}; "
+                                        "only coordinates may depend on it")
     return [_fresh(Term(t.coeff, bound_indices(expr) + t.bound, t.distinct | distinct, t.factors))
             for t in inner]
 

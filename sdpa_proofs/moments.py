@@ -11,7 +11,13 @@ import sympy as sp
 from sympy import Expr
 
 from .expressions import SD, E, Var, index_symbols, is_random_coordinate
-from .indexing import Block, UnsupportedExpression, expand_terms, sum_over_patterns
+from .indexing import (
+    Block,
+    UnsupportedExpression,
+    expand_terms,
+    free_index_cases,
+    sum_over_patterns,
+)
 from .models import Model
 
 
@@ -89,6 +95,14 @@ class ExactEvaluator:
             powers = blocks.setdefault(block, {})
             powers[factor.base] = powers.get(factor.base, 0) + 1
         return result * self.model.joint_moment(list(blocks.values()))
+
+
+def exact_cases(before: Expr, after: Expr, model: Model, distinct: frozenset = frozenset()):
+    """Closed forms of both sides in every case of coinciding free indices:
+    yields (case: index -> Block, value of before, value of after)."""
+    evaluator = ExactEvaluator(model)
+    for case in free_index_cases([before, after], distinct):
+        yield case, evaluator.value(before, case), evaluator.value(after, case)
 
 
 def _pin_indices(x: Expr, assignment: dict) -> Expr:

@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 from sympy import Eq, Expr, Sum
 
-from .expressions import MOMENT_FUNCTIONS, SD, E, Var, is_random_coordinate, moment_atoms
+from .expressions import MOMENT_FUNCTIONS, E, Var, is_random_coordinate, moment_atoms
 from .models import Model
 
 DIMENSIONS = (64, 512, 4096)
@@ -139,4 +139,3 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
     return results
 
 
-__all__ = ["check_claim", "MonteCarloResult", "samples_for", "SD"]

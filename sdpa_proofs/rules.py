@@ -22,13 +22,13 @@ from .expressions import (
     SumOverDistinct,
     Var,
     bound_indices,
-    index_symbols,
     is_deterministic,
     is_random_coordinate,
     unfold,
 )
+from .indexing import UnsupportedExpression
 from .models import Model
-from .moments import ExactEvaluator
+from .moments import exact_cases
 from .text import show
 
 MAX_PASSES = 12
@@ -301,16 +301,18 @@ class CountTerms(Rule):
             return self._distinct(node)
         if not isinstance(node, Sum):
             return None
-        used = index_symbols(node.function)
-        kept = [limit for limit in node.limits if limit[0] in used]
-        if len(kept) == len(node.limits):
+        limits = node.limits
+        countable = [limit for n, limit in enumerate(limits)
+                     if not _mentioned(limit[0], node.function, limits[:n] + limits[n + 1:])]
+        if not countable:
             return None
-        count = Mul(*(hi - lo + 1 for v, lo, hi in node.limits if v not in used))
-        return count * (Sum(node.function, *kept) if kept else node.function)
+        kept = [limit for limit in node.limits if limit not in countable]
+        count = Mul(*(hi - lo + 1 for _, lo, hi in countable))
+        return Sum(count * node.function, *kept) if kept else count * node.function
 
     @staticmethod
     def _distinct(node: SumOverDistinct) -> Expr | None:
-        used = index_symbols(node.function)
+        used = node.function.free_symbols
         i, j = node.indices
         n = node.upper
         if i not in used and j not in used:
@@ -318,7 +320,13 @@ class CountTerms(Rule):
         if i in used and j in used:
             return None
         kept = i if i in used else j
-        return (n - 1) * Sum(node.function, (kept, 1, n))
+        return Sum((n - 1) * node.function, (kept, 1, n))
+
+
+def _mentioned(variable, body: Expr, other_limits) -> bool:
+    """Whether a summation variable occurs in the summand or in another limit's bounds."""
+    bounds = [b for _, lo, hi in other_limits for b in (lo, hi)]
+    return any(variable in e.free_symbols for e in [body, *bounds])
 
 
 class Algebra(Rule):
@@ -355,14 +363,20 @@ class Lemma(Rule):
         return Lemma(equation, self.label)
 
     def _check(self, model: Model) -> tuple[bool, str]:
+        """Whether the lemma holds under ``model`` in every case of its free indices."""
         if model.name not in self._holds:
-            evaluator = ExactEvaluator(model)
-            lhs, rhs = evaluator.value(self.equation.lhs), evaluator.value(self.equation.rhs)
-            holds = algebraically_equal(lhs, rhs) is True
-            self._holds[model.name] = (holds, f"lemma {self.label} does not hold under model "
-                                       f"{model.name}: there {show(self.equation.lhs)} = "
-                                       f"{show(lhs)}")
+            self._holds[model.name] = self._establish(model)
         return self._holds[model.name]
+
+    def _establish(self, model: Model) -> tuple[bool, str]:
+        try:
+            for _, lhs, rhs in exact_cases(self.equation.lhs, self.equation.rhs, model):
+                if algebraically_equal(lhs, rhs) is not True:
+                    return False, (f"lemma {self.label} does not hold under model {model.name}: "
+                                   f"there {show(self.equation.lhs)} = {show(lhs)}")
+        except UnsupportedExpression as error:
+            return False, f"lemma {self.label} cannot be established under {model.name}: {error}"
+        return True, ""
 
     def __repr__(self) -> str:
         return f"lemma({self.label})"

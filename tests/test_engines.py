@@ -210,3 +210,8 @@ def test_brute_force_reference_is_itself_sound():
     normal = INDEPENDENT[0]
     assert brute_force_expectation(S**2, normal, 2) == 2 * sigma_q**2 * sigma_k**2
     assert list(itertools.islice(coincidence_patterns((i,), frozenset(), {}, d), 5))
+
+
+def test_exact_engine_refuses_coefficients_that_depend_on_the_index(normal):
+    verdict = exact_check(E(Sum(i * q[i], (i, 1, d))), 0, normal)
+    assert verdict.status == "undecided" and "summation index" in verdict.reason

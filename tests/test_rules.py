@@ -134,3 +134,27 @@ def test_several_rules_in_one_step(normal):
 def test_unknown_rule_is_named():
     with pytest.raises(UnknownRule, match="linearty"):
         resolve("linearty")
+
+
+def test_a_factor_that_depends_on_the_index_stays_inside_the_sum(normal):
+    """sum_i i q_i is not i * sum_i q_i: bound indices are found by name, not only as subscripts."""
+    assert check(E(s(i * q[i], i)), s(i * E(q[i]), i), "linearity", normal).status == "pass"
+    assert check(s(i * sigma_q, i), i * s(sigma_q, i), "algebra", normal).status != "pass"
+
+
+def test_counting_respects_limits_that_depend_on_other_indices(normal):
+    triangle = Sum(sigma_q, (j, 1, i), (i, 1, d))  # sum_{i=1}^{d} sum_{j=1}^{i} sigma_q
+    assert check(triangle, Sum(i * sigma_q, (i, 1, d)), "count_terms", normal).status == "pass"
+    assert check(triangle, d * Sum(sigma_q, (j, 1, i)), "count_terms", normal).status == "fail"
+
+
+def test_a_lemma_about_generic_indices_must_hold_when_they_coincide(normal):
+    """E[q_i q_j] = 0 only for i != j; cited without that, it must not rewrite anything."""
+    verdict = check(s(E(q[i] * q[j]), i, j), s(0, i, j), lemma(Eq(E(q[i] * q[j]), 0)), normal)
+    assert verdict.status == "fail"
+    assert "does not hold" in verdict.reason
+
+
+def test_algebra_does_not_assume_expectations_are_positive(normal):
+    assert check(sqrt(E(q[1])**2), E(q[1]), "algebra", normal).status != "pass"
+    assert check(sqrt(Var(q[1])**2), Var(q[1]), "algebra", normal).status == "pass"

@@ -1,0 +1,37 @@
+"""The LaTeX printer writes what a mathematician writes; derivations render in Jupyter."""
+
+from sympy import Eq, Sum, sqrt
+
+from sdpa_proofs import SD, Derivation, E, Step, SumOverDistinct, Var, d, i, j, k, q, sigma_k, \
+    sigma_q
+from sdpa_proofs.latex import document, text, to_latex
+
+
+def test_printer_notation():
+    assert to_latex(E(q[i] * k[i])) == r"\mathbb{E}\left[{q}_{i} {k}_{i}\right]"
+    assert to_latex(Var(q[1])) == r"\operatorname{Var}\mathopen{}\left({q}_{1}\right)"
+    assert r"\operatorname{sd}" in to_latex(SD(q[1]))
+    assert to_latex(SumOverDistinct(E(q[i] * q[j]), i, j, d)).startswith(r"\sum_{i \neq j}")
+    assert to_latex(Sum(q[i] * k[j], (j, 1, d), (i, 1, d))).startswith(
+        r"\sum_{i=1}^{d} \sum_{j=1}^{d}")
+    assert to_latex(E(q[1])**2) == r"\mathbb{E}\left[{q}_{1}\right]^{2}"
+    # reading order, not SymPy's alphabetical one
+    assert to_latex(d * sigma_k**2 * sigma_q**2) == r"d \sigma_{q}^{2} \sigma_{k}^{2}"
+
+
+def test_prose_is_escaped_but_math_passes_through():
+    assert text("50% of $x_i$ & more") == r"50\% of $x_i$ \& more"
+
+
+def test_document_and_jupyter_rendering():
+    derivation = Derivation(claim=Eq(SD(q[1]), sigma_q),
+                            steps=[Step(sqrt(Var(q[1])), "sd_definition", "by definition"),
+                                   Step(sigma_q, ["model_variance", "algebra"], "the model")],
+                            models=["independent-normal"], title="sd of a coordinate")
+    tex = document(derivation)
+    assert tex.startswith(r"\documentclass") and tex.rstrip().endswith(r"\end{document}")
+    assert r"\begin{alignat*}{2}" in tex and "definition of standard deviation" in tex
+    assert r"\mathcal{N}(0, \sigma_{q}^2)" in tex
+    jupyter = derivation._repr_latex_()
+    assert jupyter.startswith("$$") and r"\begin{alignedat}{2}" in jupyter
+    assert "sigma_k" not in tex and sigma_k.name not in jupyter
