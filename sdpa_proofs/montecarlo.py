@@ -44,47 +44,35 @@ class UnsupportedForSampling(ValueError):
     pass
 
 
-def vector_values(expr: Expr, arrays: dict, dim: int):
-    """Samples of a random expression (sums over one index at a time) as a NumPy array."""
+def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
+    """Samples of a random expression as a NumPy array; inside the (single, unnested) sum over
+    ``index`` the arrays carry a trailing axis of length ``dim`` that the sum then adds up."""
     if is_random_coordinate(expr):
-        (index,) = expr.indices
-        if index.is_Integer:
-            return arrays[expr.base][:, int(index) - 1]
+        (position,) = expr.indices
+        if index is not None and position == index:
+            return arrays[expr.base]
+        if position.is_Integer:
+            column = arrays[expr.base][:, int(position) - 1]
+            return column if index is None else column[:, None]
         raise UnsupportedForSampling(f"free index in {expr}")
-    if isinstance(expr, Sum) and len(expr.limits) == 1:
-        (index, lower, upper), = expr.limits
+    if isinstance(expr, Sum):
+        if index is not None or len(expr.limits) != 1:
+            raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
+        (bound, lower, upper), = expr.limits
         if lower != 1 or int(upper) != dim:
             raise UnsupportedForSampling(f"sum limits of {expr}")
-        return _summand_values(expr.function, index, arrays).sum(axis=-1)
+        return vector_values(expr.function, arrays, dim, bound).sum(axis=-1)
     if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [vector_values(a, arrays, dim) for a in expr.args]
+        parts = [vector_values(a, arrays, dim, index) for a in expr.args]
         result = parts[0]
         for part in parts[1:]:
             result = result + part if isinstance(expr, sp.Add) else result * part
         return result
     if isinstance(expr, sp.Pow):
-        return vector_values(expr.base, arrays, dim) ** float(expr.exp)
+        return vector_values(expr.base, arrays, dim, index) ** float(expr.exp)
     if expr.is_number:
         return float(expr)
     raise UnsupportedForSampling(f"cannot sample {expr}")
-
-
-def _summand_values(expr: Expr, index, arrays: dict):
-    if is_random_coordinate(expr):
-        if expr.indices != (index,):
-            raise UnsupportedForSampling(f"{expr} inside a sum over {index}")
-        return arrays[expr.base]
-    if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [_summand_values(a, index, arrays) for a in expr.args]
-        result = parts[0]
-        for part in parts[1:]:
-            result = result + part if isinstance(expr, sp.Add) else result * part
-        return result
-    if isinstance(expr, sp.Pow):
-        return _summand_values(expr.base, index, arrays) ** float(expr.exp)
-    if expr.is_number:
-        return float(expr)
-    raise UnsupportedForSampling(f"cannot sample {expr} (nested sums are not sampled)")
 
 
 def _in_errors(offset: float, error: float) -> str:

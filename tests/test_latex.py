@@ -2,8 +2,21 @@
 
 from sympy import Eq, Sum, sqrt
 
-from sdpa_proofs import SD, Derivation, E, Step, SumOverDistinct, Var, d, i, j, k, q, sigma_k, \
-    sigma_q
+from sdpa_proofs import (
+    SD,
+    Derivation,
+    E,
+    Step,
+    SumOverDistinct,
+    Var,
+    d,
+    i,
+    j,
+    k,
+    q,
+    sigma_k,
+    sigma_q,
+)
 from sdpa_proofs.latex import document, text, to_latex
 
 

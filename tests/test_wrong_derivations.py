@@ -1,6 +1,8 @@
 """A corpus of wrong derivations: each must be rejected at the step that is wrong, with a reason
 (and, where the values differ, a numerical counterexample); the correct variant must verify."""
 
+from pathlib import Path
+
 import pytest
 from sympy import Eq, Sum, sqrt
 
@@ -16,15 +18,16 @@ from sdpa_proofs import (
     i,
     j,
     k,
-    lemma,
     q,
     sigma_k,
     sigma_q,
     verify_derivation,
 )
+from sdpa_proofs.loader import load_file
 from sdpa_proofs.runner import VerifySettings
 
 FAST = VerifySettings(monte_carlo=False)
+ROOT = Path(__file__).resolve().parent.parent
 TWO_MODELS = ["independent-normal", "independent-laplace"]
 VARIANCE = Eq(Var(S), d * sigma_q**2 * sigma_k**2)
 
@@ -34,21 +37,9 @@ def s(body, *indices):
 
 
 def seed_variance_steps():
-    """The seed's proof of Var(S) = d sigma_q^2 sigma_k^2, correct."""
-    return [
-        Step(E((S - E(S))**2), "variance_definition"),
-        Step(E(S**2), lemma(Eq(E(S), 0))),
-        Step(E(s(q[i] * k[i] * q[j] * k[j], i, j)), "expand_square"),
-        Step(s(E(q[i]**2 * k[i]**2), i) + SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d),
-             ["linearity", "split_diagonal"]),
-        Step(s(E(q[i]**2) * E(k[i]**2), i)
-             + SumOverDistinct(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), i, j, d), "independence"),
-        Step(s((Var(q[i]) + E(q[i])**2) * (Var(k[i]) + E(k[i])**2), i)
-             + SumOverDistinct(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), i, j, d), "second_moment"),
-        Step(s(sigma_q**2 * sigma_k**2, i) + SumOverDistinct(0, i, j, d),
-             ["model_variance", "zero_mean"]),
-        Step(d * sigma_q**2 * sigma_k**2, "count_terms"),
-    ]
+    """The bundled derivation of Var(S) = d sigma_q^2 sigma_k^2, which follows the seed."""
+    (bundled,) = load_file(ROOT / "derivations" / "variance.py")
+    return list(bundled.steps)
 
 
 def variance_with(step_number=None, step=None, claim=VARIANCE, models=None):
