@@ -13,12 +13,19 @@ from .models import (
                      DEPENDENT,
                      INDEPENDENT,
                      MODELS,
-                     AlignedModel,
-                     IndependentModel,
+                     Latent,
+                     LatentLinearModel,
                      Model,
                      aligned,
+                     alpha,
+                     beta,
+                     correlated,
                      get_model,
                      independent,
+                     mu_k,
+                     mu_q,
+                     rho,
+                     shared_factor,
 )
 from .moments import ExactEvaluator
 from .report import RunReport
@@ -31,8 +38,9 @@ __version__ = "0.1.0"
 __all__ = [
     "Derivation", "Step", "E", "Var", "SD", "SumOverDistinct", "RandomVector", "lemma",
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
-    "Model", "IndependentModel", "independent", "INDEPENDENT", "MODELS", "get_model",
-    "AlignedModel", "aligned", "DEPENDENT",
+    "Model", "LatentLinearModel", "Latent", "independent", "aligned", "correlated",
+    "shared_factor", "INDEPENDENT", "DEPENDENT", "MODELS", "get_model",
+    "rho", "mu_q", "mu_k", "alpha", "beta",
     "Family", "FAMILIES", "NORMAL", "UNIFORM", "RADEMACHER", "LAPLACE",
     "Rule", "RULES", "ExactEvaluator", "Verdict", "NumericSettings",
     "rule_check", "exact_check", "numeric_check",

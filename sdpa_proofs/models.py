@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 from sympy import Expr, Indexed, Rational, Symbol
 
-from .distributions import FAMILIES, RADEMACHER, UNIFORM, Family
+from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
 from .expressions import RandomVector
 from .symbols import d, k, q, sigma_k, sigma_q
 from .text import show
@@ -84,59 +84,163 @@ def mp_value(x) -> mpmath.mpf:
     return mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10)))
 
 
-@dataclass(eq=False)
-class IndependentModel(Model):
-    """All coordinates of all vectors mutually independent with mean 0; v_i ~ family(sigma_v)."""
+@dataclass(frozen=True)
+class Latent:
+    """A standardised latent variable (mean 0, variance 1) of a family: ``shared`` ones take one
+    value for all coordinates (a common factor z), the others one independent value per
+    coordinate (noise e_i)."""
 
-    laws: dict = field(default_factory=dict)  # RandomVector -> (Family, sigma symbol)
+    name: str
+    family: Family
+    shared: bool = False
+
+
+@dataclass(eq=False)
+class LatentLinearModel(Model):
+    """Coordinates that are affine in independent latent variables:
+
+        v_i = mu_v + sum_L c_{v,L} L_i + sum_G c_{v,G} G,
+
+    L local (one per coordinate), G shared.  Independent coordinates, k a multiple of q,
+    per-coordinate correlation and shared factors are all of this form.  Given the shared
+    latents the coordinates are independent across i, which makes exact moments computable for
+    symbolic d and lets the numerical check integrate over the latents.
+    """
+
+    latents: tuple[Latent, ...] = ()
+    loadings: dict = field(default_factory=dict)  # RandomVector -> {latent name: coefficient}
+    means: dict = field(default_factory=dict)     # RandomVector -> mean (default 0)
+    description: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        self._latent = {latent.name: latent for latent in self.latents}
+        self._moments: dict = {}
 
     @property
     def vectors(self):
-        return tuple(self.laws)
+        return tuple(self.loadings)
+
+    @property
+    def is_gaussian(self) -> bool:
+        return all(latent.family is NORMAL for latent in self.latents)
 
     def assumptions(self):
-        laws = ", ".join(rf"{v.label}_i \sim {family.latex.format(s=sp.latex(sigma))}"
-                         for v, (family, sigma) in self.laws.items())
-        names = ", ".join(f"{v.label}_i" for v in self.laws)
-        return [rf"All coordinates ${names}$ ($1 \le i \le {sp.latex(self.dimension)}$) are "
-                r"mutually independent with mean $0$.",
-                rf"${laws}$."]
+        return list(self.description)
 
     def mean(self, vector):
-        return sp.S.Zero
+        return self.means.get(vector, sp.S.Zero)
 
     def variance(self, vector):
-        return self.laws[vector][1] ** 2
+        return sp.Add(*(c ** 2 for c in self.loadings[vector].values()))
 
-    def joint_moment(self, blocks):
-        result = sp.S.One
-        for block in blocks:
-            for vector, power in block.items():
-                family, sigma = self.laws[vector]
-                result *= family.moment(power, sigma)
-        return result
+    def covariance(self, a: Indexed, b: Indexed, same_coordinate: bool) -> Expr:
+        """Cov(a, b) for coordinates with equal (``same_coordinate``) or distinct indices."""
+        total = sp.S.Zero
+        for name, c in self.loadings[a.base].items():
+            if self._latent[name].shared or same_coordinate:
+                total += c * self.loadings[b.base].get(name, 0)
+        return total
 
     def dependence(self, a, b, distinct):
-        if a.base != b.base:
-            return None
         (ia,), (ib,) = a.indices, b.indices
-        if indices_known_distinct(ia, ib, distinct):
-            return None
-        return _maybe_equal(a, b)
+        separate = indices_known_distinct(ia, ib, distinct)
+        for name, c in self.loadings[a.base].items():
+            if c == 0 or self.loadings[b.base].get(name, 0) == 0:
+                continue
+            if self._latent[name].shared:
+                return (f"{show(a)} and {show(b)} are dependent in this model: both load on "
+                        f"the shared factor {name}")
+            if not separate:
+                if a.base == b.base:
+                    return _maybe_equal(a, b)
+                return f"{show(a)} and {show(b)} are dependent in this model: both contain {name}"
+        return None
+
+    def joint_moment(self, blocks):
+        key = tuple(tuple(sorted(((v.label, p) for v, p in block.items()), key=str))
+                    for block in blocks)
+        if key not in self._moments:
+            self._moments[key] = self._joint_moment(blocks)
+        return self._moments[key]
+
+    def _joint_moment(self, blocks: list[dict]) -> Expr:
+        """Write every coordinate in terms of latent symbols (fresh local ones per block, the
+        same shared ones throughout), expand, and take the latents' moments."""
+        shared = {n: sp.Symbol(f"_{n}") for n, lat in self._latent.items() if lat.shared}
+        product_ = sp.S.One
+        families = {shared[n]: self._latent[n].family for n in shared}
+        for b, block in enumerate(blocks):
+            local = {n: sp.Symbol(f"_{n}_{b}") for n, lat in self._latent.items()
+                     if not lat.shared}
+            families.update({local[n]: self._latent[n].family for n in local})
+            values = {**shared, **local}
+            for vector, power in block.items():
+                coordinate = self.mean(vector) + sp.Add(
+                    *(c * values[n] for n, c in self.loadings[vector].items()))
+                product_ *= coordinate ** power
+        symbols = list(families)
+        polynomial = sp.Poly(sp.expand(product_), *symbols) if symbols else None
+        if polynomial is None:
+            return sp.expand(product_)
+        total = sp.S.Zero
+        for exponents, coefficient in polynomial.terms():
+            term = coefficient
+            for sym, n in zip(symbols, exponents):
+                term *= families[sym].moment(n, sp.S.One)
+            total += term
+        return sp.expand(total)
 
     def integrate(self, f, variables, degrees, point, dps):
-        rules = []
-        for v in variables:
-            family, sigma = self.laws[v.base]
-            if degrees is None:
-                raise ValueError("non-polynomial integrand")
-            rules.append(family.rule(family.points_for_degree(degrees[v]),
-                                     mp_value(point[sigma]), dps))
-        return tensor_sum(f, rules)
+        """Tensor Gauss rules over the latents that ``variables`` involve, exact for a
+        polynomial f: its degree in a latent is at most the sum of the degrees of the
+        coordinates loading on it."""
+        if degrees is None:
+            raise ValueError("non-polynomial integrand")
+        indices = sorted({v.indices[0] for v in variables}, key=sp.default_sort_key)
+        axes = []  # (latent name, index or None, degree)
+        for name, latent in self._latent.items():
+            loading = [v for v in variables if self.loadings[v.base].get(name, 0) != 0]
+            if latent.shared:
+                axes.append((name, None, sum(degrees[v] for v in loading)))
+            else:
+                for index in indices:
+                    axes.append((name, index, sum(degrees[v] for v in loading
+                                                  if v.indices[0] == index)))
+        axes = [axis for axis in axes if axis[2] > 0]
+        rules = [self._latent[name].family.rule(
+            self._latent[name].family.points_for_degree(degree), mpmath.mpf(1), dps)
+            for name, _, degree in axes]
+        coefficients = {v: ({n: mp_value(sp.sympify(c).xreplace(point))
+                             for n, c in self.loadings[v.base].items()},
+                            mp_value(sp.sympify(self.mean(v.base)).xreplace(point)))
+                        for v in variables}
+        position = {(name, index): n for n, (name, index, _) in enumerate(axes)}
+
+        def on_grid(*latent_values):
+            coordinates = []
+            for v in variables:
+                loads, mean = coefficients[v]
+                value = mean
+                for name, c in loads.items():
+                    where = position.get((name, None if self._latent[name].shared
+                                          else v.indices[0]))
+                    if where is not None:
+                        value += c * latent_values[where]
+                coordinates.append(value)
+            return f(*coordinates)
+
+        return tensor_sum(on_grid, rules)
 
     def sample(self, rng, n, dim, point):
-        return {v: family.sample(rng, (n, dim), float(point[sigma]))
-                for v, (family, sigma) in self.laws.items()}
+        draws = {name: latent.family.sample(rng, (n, 1) if latent.shared else (n, dim), 1.0)
+                 for name, latent in self._latent.items()}
+        arrays = {}
+        for vector, loads in self.loadings.items():
+            value = float(sp.sympify(self.mean(vector)).xreplace(point))
+            for name, c in loads.items():
+                value = value + float(sp.sympify(c).xreplace(point)) * draws[name]
+            arrays[vector] = np.broadcast_to(value, (n, dim))
+        return arrays
 
 
 def tensor_sum(f, rules: list[list]) -> tuple:
@@ -152,95 +256,89 @@ def tensor_sum(f, rules: list[list]) -> tuple:
     return total, abs_total
 
 
-@dataclass(eq=False)
-class AlignedModel(Model):
-    """k = (sigma_k / sigma_q) q: the key is a scaled copy of the query (correlation 1), with
-    independent, zero-mean coordinates q_i ~ family(sigma_q).  The simplest non-Gaussian model in
-    which q_i and k_i are dependent."""
+rho = sp.Symbol("rho", real=True)
+mu_q, mu_k = sp.symbols("mu_q mu_k", real=True)
+alpha, beta = sp.symbols("alpha beta", real=True)
 
-    family: Family = None
-    query: RandomVector = q
-    key: RandomVector = k
-    sigma_query: Symbol = sigma_q
-    sigma_key: Symbol = sigma_k
-
-    @property
-    def vectors(self):
-        return (self.query, self.key)
-
-    @property
-    def ratio(self) -> Expr:
-        return self.sigma_key / self.sigma_query
-
-    def assumptions(self):
-        family = self.family.latex.format(s=sp.latex(self.sigma_query))
-        return [rf"The coordinates $q_i \sim {family}$ are independent with mean $0$, and "
-                rf"$k = ({sp.latex(self.ratio)})\, q$: each $k_i$ is a multiple of $q_i$."]
-
-    def mean(self, vector):
-        return sp.S.Zero
-
-    def variance(self, vector):
-        return (self.sigma_query if vector == self.query else self.sigma_key) ** 2
-
-    def joint_moment(self, blocks):
-        result = sp.S.One
-        for block in blocks:
-            a, b = block.get(self.query, 0), block.get(self.key, 0)
-            result *= self.ratio ** b * self.family.moment(a + b, self.sigma_query)
-        return result
-
-    def dependence(self, a, b, distinct):
-        (ia,), (ib,) = a.indices, b.indices
-        if indices_known_distinct(ia, ib, distinct):
-            return None
-        if a.base != b.base:
-            return f"{show(b)} and {show(a)} are dependent in this model: k is a multiple of q"
-        return _maybe_equal(a, b)
-
-    def integrate(self, f, variables, degrees, point, dps):
-        if degrees is None:
-            raise ValueError("non-polynomial integrand")
-        coordinates = sorted({v.indices[0] for v in variables}, key=sp.default_sort_key)
-        ratio = mp_value(self.ratio.xreplace(point))
-        sigma = mp_value(point[self.sigma_query])
-        rules = []
-        for index in coordinates:
-            degree = sum(degrees.get(vector[index], 0) for vector in self.vectors)
-            rules.append(self.family.rule(self.family.points_for_degree(degree), sigma, dps))
-        position = {index: n for n, index in enumerate(coordinates)}
-
-        def on_grid(*values):
-            return f(*(values[position[v.indices[0]]] * (ratio if v.base == self.key else 1)
-                       for v in variables))
-
-        return tensor_sum(on_grid, rules)
-
-    def sample(self, rng, n, dim, point):
-        queries = self.family.sample(rng, (n, dim), float(point[self.sigma_query]))
-        return {self.query: queries, self.key: queries * float(self.ratio.xreplace(point))}
+PARAMETER_POINTS = [
+    {sigma_q: Rational(3, 7), sigma_k: Rational(5, 4), rho: Rational(2, 5),
+     mu_q: Rational(1, 3), mu_k: Rational(-3, 4), alpha: Rational(2, 3), beta: Rational(5, 7)},
+    {sigma_q: Rational(11, 5), sigma_k: Rational(2, 9), rho: Rational(-3, 7),
+     mu_q: Rational(-2, 5), mu_k: Rational(7, 6), alpha: Rational(-1, 2), beta: Rational(3, 4)},
+]
 
 
-PARAMETER_POINTS = [{sigma_q: Rational(3, 7), sigma_k: Rational(5, 4)},
-                    {sigma_q: Rational(11, 5), sigma_k: Rational(2, 9)}]
+def _points(*symbols: Symbol) -> list[dict]:
+    """The standard parameter points restricted to the symbols a model uses."""
+    return [{s: point[s] for s in symbols} for point in PARAMETER_POINTS]
 
 
-def independent(family: Family) -> IndependentModel:
-    return IndependentModel(
+def _law(family: Family, sigma: Symbol) -> str:
+    return family.latex.format(s=sp.latex(sigma))
+
+
+def independent(family: Family) -> LatentLinearModel:
+    """All 2d coordinates mutually independent with mean 0; q_i ~ family(sigma_q) and so on."""
+    return LatentLinearModel(
         name=f"independent-{family.name.lower()}",
         title=f"independent {family.name} coordinates",
-        dimension=d, parameter_points=PARAMETER_POINTS,
-        laws={q: (family, sigma_q), k: (family, sigma_k)})
+        dimension=d, parameter_points=_points(sigma_q, sigma_k),
+        latents=(Latent("u", family), Latent("w", family)),
+        loadings={q: {"u": sigma_q}, k: {"w": sigma_k}},
+        description=(r"All coordinates $q_i, k_i$ ($1 \le i \le d$) are mutually independent "
+                     r"with mean $0$.",
+                     rf"$q_i \sim {_law(family, sigma_q)}$, $k_i \sim {_law(family, sigma_k)}$."))
 
 
-def aligned(family: Family) -> AlignedModel:
-    return AlignedModel(name=f"aligned-{family.name.lower()}",
-                        title=f"k a multiple of q, {family.name} coordinates", dimension=d,
-                        parameter_points=PARAMETER_POINTS, family=family)
+def aligned(family: Family) -> LatentLinearModel:
+    """k = (sigma_k / sigma_q) q with independent zero-mean q_i ~ family(sigma_q)."""
+    return LatentLinearModel(
+        name=f"aligned-{family.name.lower()}",
+        title=f"k a multiple of q, {family.name} coordinates",
+        dimension=d, parameter_points=_points(sigma_q, sigma_k),
+        latents=(Latent("u", family),), loadings={q: {"u": sigma_q}, k: {"u": sigma_k}},
+        description=(rf"The coordinates $q_i \sim {_law(family, sigma_q)}$ are independent with "
+                     r"mean $0$, and $k = (\sigma_k/\sigma_q)\, q$: each $k_i$ is a multiple of "
+                     r"$q_i$.",))
+
+
+def correlated(with_means: bool = False) -> LatentLinearModel:
+    """(q_i, k_i) jointly Gaussian with correlation rho; the d pairs independent."""
+    means = {q: mu_q, k: mu_k} if with_means else {}
+    mean_text = r"means $\mu_q, \mu_k$" if with_means else r"mean $0$"
+    return LatentLinearModel(
+        name="correlated-normal-means" if with_means else "correlated-normal",
+        title="per-coordinate correlation rho" + (", non-zero means" if with_means else ""),
+        dimension=d,
+        parameter_points=_points(sigma_q, sigma_k, rho, *((mu_q, mu_k) if with_means else ())),
+        latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+        loadings={q: {"u": sigma_q}, k: {"u": rho * sigma_k, "w": sp.sqrt(1 - rho**2) * sigma_k}},
+        means=means,
+        description=(r"The pairs $(q_i, k_i)$, $1 \le i \le d$, are independent of each other; "
+                     r"each is jointly Gaussian with " + mean_text + r", variances "
+                     r"$\sigma_q^2, \sigma_k^2$ and correlation $\rho$.",))
+
+
+def shared_factor(same_factor: bool) -> LatentLinearModel:
+    """q_i = alpha z + sigma_q e_i, k_i = beta z' + sigma_k f_i with z' = z or z' independent."""
+    other = "z" if same_factor else "z2"
+    latents = (Latent("z", NORMAL, shared=True),) + \
+        (() if same_factor else (Latent("z2", NORMAL, shared=True),)) + \
+        (Latent("e", NORMAL), Latent("f", NORMAL))
+    relation = r"z' = z" if same_factor else r"z' \text{ independent of } z"
+    return LatentLinearModel(
+        name="shared-factor" if same_factor else "separate-factors",
+        title="q and k load on one shared factor z" if same_factor
+        else "q and k load on independent factors z, z'",
+        dimension=d, parameter_points=_points(sigma_q, sigma_k, alpha, beta), latents=latents,
+        loadings={q: {"z": alpha, "e": sigma_q}, k: {other: beta, "f": sigma_k}},
+        description=(r"$q_i = \alpha z + \sigma_q e_i$ and $k_i = \beta z' + \sigma_k f_i$ with "
+                     rf"${relation}$; $z, z', e_i, f_i$ independent standard Gaussians.",))
 
 
 INDEPENDENT = tuple(independent(family) for family in FAMILIES)
-DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER))
+DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER), correlated(), correlated(with_means=True),
+             shared_factor(same_factor=True), shared_factor(same_factor=False))
 MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT}
 
 

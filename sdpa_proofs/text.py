@@ -9,7 +9,7 @@ from sympy.printing.str import StrPrinter
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-READING_ORDER = {"d": 0, "q": 1, "k": 2}
+READING_ORDER = {"d": 0, "rho": 1, "alpha": 2, "beta": 3, "mu": 4, "q": 5, "k": 6}
 
 
 def reading_rank(factor: Expr) -> tuple:

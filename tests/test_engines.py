@@ -44,7 +44,8 @@ def brute_force_expectation(x, model, dim):
         for factor in powers:
             base, exp = factor.as_base_exp()
             if isinstance(base, sp.Indexed):
-                family, sigma = model.laws[base.base]
+                (latent, sigma), = model.loadings[base.base].items()
+                family = next(lat.family for lat in model.latents if lat.name == latent)
                 value *= family.moment(int(exp), sigma)
             else:
                 value *= factor
