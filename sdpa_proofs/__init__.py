@@ -8,7 +8,7 @@ and backs the claim by Monte Carlo.
 from .checks import NumericSettings, Verdict, exact_check, numeric_check, rule_check
 from .derivation import Derivation, Step
 from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
-from .expressions import SD, E, RandomVector, SumOverDistinct, Var
+from .expressions import SD, Cov, E, RandomVector, SumOverDistinct, Var
 from .models import (
                      DEPENDENT,
                      INDEPENDENT,
@@ -36,7 +36,7 @@ from .symbols import S, d, dot_product, i, j, k, q, sigma_k, sigma_q
 __version__ = "0.1.0"
 
 __all__ = [
-    "Derivation", "Step", "E", "Var", "SD", "SumOverDistinct", "RandomVector", "lemma",
+    "Derivation", "Step", "E", "Var", "SD", "Cov", "SumOverDistinct", "RandomVector", "lemma",
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
     "Model", "LatentLinearModel", "Latent", "independent", "aligned", "correlated",
     "shared_factor", "INDEPENDENT", "DEPENDENT", "MODELS", "get_model",

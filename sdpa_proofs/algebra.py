@@ -88,7 +88,7 @@ def canonical(expr: Expr) -> Expr:
 
 def _map_moment_args(expr: Expr, f) -> Expr:
     if isinstance(expr, MOMENT_FUNCTIONS):
-        return expr.func(f(expr.args[0]))
+        return expr.func(*(f(a) for a in expr.args))
     if not expr.args:
         return expr
     return expr.func(*(_map_moment_args(a, f) for a in expr.args))

@@ -18,7 +18,7 @@ import sympy as sp
 from sympy import Expr, Indexed
 
 from .algebra import algebraically_equal, differs_somewhere
-from .expressions import MOMENT_FUNCTIONS, SUMS, E, Var, index_symbols, random_coordinates
+from .expressions import MOMENT_FUNCTIONS, SUMS, Cov, E, Var, index_symbols, random_coordinates
 from .indexing import UnsupportedExpression
 from .models import Model
 from .moments import exact_cases
@@ -133,11 +133,13 @@ class _Evaluation:
         return mpmath.mpf(result)
 
     def moment(self, atom: Expr) -> mpmath.mpf:
-        x = atom.args[0]
+        """E, Var, sd and Cov from their definitions, each E by integration."""
         if isinstance(atom, E):
-            return self.expectation(x)
-        mean = self.expectation(x)
-        variance = self.expectation((x - sp.Float(mean, self.dps)) ** 2)
+            return self.expectation(atom.args[0])
+        centred = [x - sp.Float(self.expectation(x), self.dps) for x in atom.args]
+        if isinstance(atom, Cov):
+            return self.expectation(centred[0] * centred[1])
+        variance = self.expectation(centred[0] ** 2)
         return variance if isinstance(atom, Var) else mpmath.sqrt(variance)
 
     def expectation(self, x: Expr) -> mpmath.mpf:

@@ -39,7 +39,14 @@ class SD(Function):
     is_nonnegative = True
 
 
-MOMENT_FUNCTIONS = (E, Var, SD)
+class Cov(Function):
+    """Covariance Cov(X, Y) = E[(X - E[X])(Y - E[Y])]."""
+
+    nargs = 2
+    is_real = True
+
+
+MOMENT_FUNCTIONS = (E, Var, SD, Cov)
 
 
 class SumOverDistinct(Expr):

@@ -34,6 +34,11 @@ class ProofPrinter(LatexPrinter):
     def _print_SD(self, expr: Expr, exp: str | None = None) -> str:
         return self._moment(r"\operatorname{sd}\mathopen{}\left(%s\right)", expr, exp)
 
+    def _print_Cov(self, expr: Expr, exp: str | None = None) -> str:
+        x, y = (self._print(a) for a in expr.args)
+        printed = r"\operatorname{Cov}\mathopen{}\left(%s, %s\right)" % (x, y)
+        return printed if exp is None else r"%s^{%s}" % (printed, exp)
+
     def _summand(self, body: Expr) -> str:
         printed = self._print(body)
         return r"\left(%s\right)" % printed if isinstance(body, Add) else printed

@@ -60,6 +60,15 @@ class Model:
         """None when coordinates a and b are independent, else why they may not be."""
         raise NotImplementedError
 
+    @property
+    def is_gaussian(self) -> bool:
+        """Whether all coordinates are jointly Gaussian (Isserlis' theorem applies)."""
+        return False
+
+    def covariance(self, a: Indexed, b: Indexed, same_coordinate: bool) -> Expr:
+        """Cov(a, b) for coordinates with equal (``same_coordinate``) or distinct indices."""
+        raise NotImplementedError
+
     def integrate(self, f, variables: list[Indexed], degrees: dict | None, point: dict,
                   dps: int) -> tuple:
         """(E[f], E[|f|]) for f a function of ``variables``, at parameter values ``point``;

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Expr
 
-from .expressions import SD, E, Var, index_symbols, is_random_coordinate
+from .expressions import SD, Cov, E, Var, index_symbols, is_random_coordinate
 from .indexing import (
     Block,
     UnsupportedExpression,
@@ -22,7 +22,8 @@ from .models import Model
 
 
 def moments_as_expectations(expr: Expr) -> Expr:
-    """Var(X) = E[X^2] - E[X]^2 and sd(X) = sqrt(Var(X)): everything in terms of E."""
+    """Var(X) = E[X^2] - E[X]^2, sd(X) = sqrt(Var(X)), Cov(X, Y) = E[XY] - E[X]E[Y]:
+    everything in terms of E."""
     if not expr.args:
         return expr
     args = [moments_as_expectations(a) for a in expr.args]
@@ -32,6 +33,9 @@ def moments_as_expectations(expr: Expr) -> Expr:
     if isinstance(expr, SD):
         (x,) = args
         return sp.sqrt(E(sp.expand(x ** 2)) - E(x) ** 2)
+    if isinstance(expr, Cov):
+        x, y = args
+        return E(sp.expand(x * y)) - E(x) * E(y)
     return expr.func(*args)
 
 

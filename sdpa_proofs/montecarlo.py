@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 from sympy import Eq, Expr, Sum
 
-from .expressions import MOMENT_FUNCTIONS, E, Var, is_random_coordinate, moment_atoms
+from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, is_random_coordinate, moment_atoms
 from .models import Model
 
 DIMENSIONS = (64, 512, 4096)
@@ -75,14 +75,22 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     raise UnsupportedForSampling(f"cannot sample {expr}")
 
 
+def _as_samples(values, n: int) -> np.ndarray:
+    return np.broadcast_to(np.asarray(values, dtype=float), (n,))
+
+
 def _in_errors(offset: float, error: float) -> str:
     return f"{offset / error:.1f}" if error else "infinitely many"
 
 
-def _statistic(atom: Expr, values: np.ndarray) -> float:
+def _statistic(atom: Expr, values: list[np.ndarray], batch: slice) -> float:
+    """The sample version of E, Var, sd or Cov on one batch of the samples."""
+    first = values[0][batch]
     if isinstance(atom, E):
-        return float(np.mean(values))
-    variance = float(np.var(values, ddof=1))
+        return float(np.mean(first))
+    if isinstance(atom, Cov):
+        return float(np.cov(first, values[1][batch])[0, 1])
+    variance = float(np.var(first, ddof=1))
     return variance if isinstance(atom, Var) else float(np.sqrt(variance))
 
 
@@ -108,12 +116,13 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         concrete = {model.dimension: dim, **point}
         expected = float(claim.rhs.xreplace(concrete).subs(model.dimension, dim))
         try:
-            values = [vector_values(a.args[0].xreplace(concrete), arrays, dim) for a in atoms]
+            values = [[_as_samples(vector_values(x.xreplace(concrete), arrays, dim), n)
+                       for x in a.args] for a in atoms]
         except UnsupportedForSampling as error:
             return [MonteCarloResult(dim, 0, float("nan"), float("nan"), float("nan"), expected,
                                      NOT_APPLICABLE, f"not sampled: {error}")]
-        values = [np.broadcast_to(np.asarray(v, dtype=float), (n,)) for v in values]
-        batches = np.array([lhs(*(_statistic(a, v[b::BATCHES]) for a, v in zip(atoms, values)))
+        batches = np.array([lhs(*(_statistic(a, v, slice(b, None, BATCHES))
+                                  for a, v in zip(atoms, values)))
                             for b in range(BATCHES)], dtype=float)
         estimate = float(batches.mean())
         error = float(batches.std(ddof=1) / np.sqrt(BATCHES))

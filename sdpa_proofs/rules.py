@@ -18,6 +18,7 @@ from .algebra import algebraically_equal, canonical, distribute_sums
 from .expressions import (
     SD,
     SUMS,
+    Cov,
     E,
     SumOverDistinct,
     Var,
@@ -27,7 +28,7 @@ from .expressions import (
     unfold,
 )
 from .indexing import UnsupportedExpression
-from .models import Model
+from .models import Model, indices_known_distinct
 from .moments import exact_cases
 from .text import show
 
@@ -217,6 +218,63 @@ class VarianceDefinition(Rule):
         return None
 
 
+class CovarianceDefinition(Rule):
+    name = "covariance_definition"
+    fact = "Cov(X, Y) = E[XY] - E[X]E[Y]"
+    latex = r"$\operatorname{Cov}(X, Y) = \mathbb{E}[XY] - \mathbb{E}[X]\mathbb{E}[Y]$"
+
+    def rewrite(self, node, ctx):
+        if isinstance(node, Cov):
+            x, y = node.args
+            return E(x * y) - E(x) * E(y)
+        return None
+
+
+class Isserlis(Rule):
+    name = "isserlis"
+    fact = ("for jointly Gaussian X_1..X_n, E[X_1...X_n] is the sum over partial pairings of "
+            "the product of the paired covariances and the unpaired means (Isserlis/Wick)")
+    latex = "Isserlis' theorem"
+
+    def rewrite(self, node, ctx):
+        if not isinstance(node, E):
+            return None
+        constant, random = _random_part(sp.expand(node.args[0]))
+        if isinstance(random, Add) or random.has(*SUMS):
+            return None
+        powers = random.as_powers_dict()
+        if not all(is_random_coordinate(c) and powers[c].is_Integer for c in powers):
+            return None
+        if not ctx.precondition(ctx.model.is_gaussian,
+                                f"isserlis: the coordinates are not jointly Gaussian under "
+                                f"{ctx.model.name}"):
+            return None
+        factors = [c for c, p in powers.items() for _ in range(int(p))]
+        relations = {}
+        for n, a in enumerate(factors):
+            for b in factors[n + 1:]:
+                (ia,), (ib,) = a.indices, b.indices
+                if ia == ib or indices_known_distinct(ia, ib, ctx.distinct):
+                    relations[a, b] = ia == ib
+                elif not ctx.precondition(False, "isserlis: whether {} = {} is not known".format(
+                        *sorted((str(ia), str(ib))))):
+                    return None
+        return constant * _pairings(factors, ctx.model, relations)
+
+
+def _pairings(factors: list, model: Model, same: dict) -> Expr:
+    """Sum over partial pairings: the first factor is either unpaired (its mean) or paired with
+    a later one (their covariance)."""
+    if not factors:
+        return sp.S.One
+    first, rest = factors[0], factors[1:]
+    total = model.mean(first.base) * _pairings(rest, model, same)
+    for n, partner in enumerate(rest):
+        covariance = model.covariance(first, partner, same.get((first, partner), False))
+        total += covariance * _pairings(rest[:n] + rest[n + 1:], model, same)
+    return sp.expand(total)
+
+
 class SDDefinition(Rule):
     name = "sd_definition"
     fact = "sd(X) = sqrt(Var(X))"
@@ -389,8 +447,8 @@ def lemma(equation: Eq, label: str = "") -> Lemma:
 
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
-    VarianceDefinition(), SDDefinition(), VarianceScaling(), ExpandSquare(), SplitDiagonal(),
-    CountTerms(), Algebra())}
+    VarianceDefinition(), SDDefinition(), CovarianceDefinition(), VarianceScaling(),
+    ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Algebra())}
 
 
 def resolve(by: str | Rule | Iterable) -> list[Rule]:

@@ -19,7 +19,7 @@ def reading_rank(factor: Expr) -> tuple:
     names += [str(x.base) for x in factor.atoms(Indexed)]
     ranks = [READING_ORDER.get(part, len(READING_ORDER))
              for name in names for part in name.split("_")]
-    return (not factor.is_number, min(ranks, default=0), default_sort_key(factor))
+    return (not factor.is_number, sorted(ranks) or [0], default_sort_key(factor))
 
 
 def in_reading_order(printer, expr: Mul, print_mul) -> str:
@@ -52,6 +52,9 @@ class TextPrinter(StrPrinter):
 
     def _print_SD(self, expr: Expr) -> str:
         return f"sd({self._print(expr.args[0])})"
+
+    def _print_Cov(self, expr: Expr) -> str:
+        return "Cov({}, {})".format(*(self._print(a) for a in expr.args))
 
     def _print_Pow(self, expr: Pow, rational: bool = False) -> str:
         if expr.exp.is_Integer and expr.exp > 1:

@@ -5,6 +5,7 @@ from sympy import Eq, Sum, sqrt, sympify
 
 from sdpa_proofs import (
     SD,
+    Cov,
     E,
     S,
     SumOverDistinct,
@@ -20,6 +21,7 @@ from sdpa_proofs import (
     sigma_q,
 )
 from sdpa_proofs.checks import rule_check
+from sdpa_proofs.models import alpha, beta, get_model, mu_k, mu_q, rho
 from sdpa_proofs.rules import RULES, UnknownRule, resolve
 
 DEFINITIONS = {S: dot_product}
@@ -65,12 +67,49 @@ CASES = {
                      (d - 1)**2 * sigma_q)],
     "algebra": [(sqrt(d * sigma_q**2 * sigma_k**2), sigma_q * sigma_k * sqrt(d),
                  sigma_q * sigma_k * d)],
+    "covariance_definition": [(Cov(q[1], k[1]), E(q[1] * k[1]) - E(q[1]) * E(k[1]),
+                               E(q[1] * k[1]))],
+}
+
+# Isserlis needs a Gaussian model: (model, before, right value, wrong value), the values derived
+# by hand from the model's definition (E[X^2 Y^2] = sigma_X^2 sigma_Y^2 (1 + 2 rho^2), etc.)
+DISTINCT_IJ = frozenset({frozenset({i, j})})
+GAUSSIAN_CASES = {
+    "isserlis": [
+        ("independent-normal", E(q[1]**2 * k[1]**2), sigma_q**2 * sigma_k**2,
+         3 * sigma_q**2 * sigma_k**2),
+        ("correlated-normal", E(q[i]**2 * k[i]**2), sigma_q**2 * sigma_k**2 * (1 + 2 * rho**2),
+         sigma_q**2 * sigma_k**2 * (1 + rho**2)),
+        ("correlated-normal-means", E(q[i] * k[i]), rho * sigma_q * sigma_k + mu_q * mu_k,
+         rho * sigma_q * sigma_k),
+        ("shared-factor", E(q[i] * k[i] * q[j] * k[j]), 3 * alpha**2 * beta**2,
+         2 * alpha**2 * beta**2),
+        ("separate-factors", E(q[i] * k[i] * q[j] * k[j]), alpha**2 * beta**2, 0),
+    ],
 }
 
 
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_every_rule_has_cases(rule):
-    assert CASES.get(rule), f"rule {rule} has no accept/reject test"
+    assert CASES.get(rule) or GAUSSIAN_CASES.get(rule), f"rule {rule} has no accept/reject test"
+
+
+@pytest.mark.parametrize("rule,case", [(r, c) for r, cs in GAUSSIAN_CASES.items() for c in cs])
+def test_gaussian_rule_accepts_correct_and_rejects_wrong(rule, case):
+    name, before, good, bad = case
+    model = get_model(name)
+    assert check(before, good, rule, model, DISTINCT_IJ).status == "pass"
+    verdict = check(before, bad, rule, model, DISTINCT_IJ)
+    assert verdict.status == "fail" and rule in verdict.reason
+
+
+def test_isserlis_needs_a_gaussian_model_and_known_index_relations():
+    uniform = get_model("independent-uniform")
+    verdict = check(E(q[1]**2 * k[1]**2), sigma_q**2 * sigma_k**2, "isserlis", uniform)
+    assert verdict.status == "fail" and "not jointly Gaussian" in verdict.reason
+    correlated = get_model("correlated-normal")
+    verdict = check(E(q[i] * k[j]), 0, "isserlis", correlated)
+    assert verdict.status == "fail" and "whether i = j is not known" in verdict.reason
 
 
 @pytest.mark.parametrize("rule,case", [(r, c) for r, cs in CASES.items() for c in cs])
