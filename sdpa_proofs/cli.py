@@ -6,7 +6,9 @@ Exit codes: 0 all verified, 1 a step failed (or stayed undecided), 2 bad input.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
@@ -16,7 +18,7 @@ from . import __version__
 from .checks import NumericSettings
 from .loader import LoadError
 from .models import MODELS
-from .report import write_atomically, write_json
+from .report import finite_row, write_atomically, write_json
 from .runner import VerifySettings, load_paths, verify_paths
 
 DEFAULT_PATH = "derivations"
@@ -58,6 +60,12 @@ def parser() -> argparse.ArgumentParser:
                         help="check under this model instead of the derivation's own (repeatable)")
     verify.add_argument("--no-monte-carlo", action="store_true", help="skip the Monte Carlo check")
 
+    growth = commands.add_parser("growth", help="log-log slopes of Var(S) and E[S^2] in d, "
+                                 "exact and by Monte Carlo, per model")
+    growth.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+                        help="only this model (repeatable; default: all)")
+    growth.add_argument("--json", metavar="FILE", type=Path, help="write the rows as JSON")
+
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH")
     latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
@@ -66,14 +74,16 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    # a pipe or CI log gets a table 120 columns wide instead of rich's default 80
-    console = Console(width=None if sys.stdout.isatty() else 120)
+    # a pipe or CI log gets a table 132 columns wide instead of rich's default 80
+    console = Console(width=None if sys.stdout.isatty() else 132)
     errors = Console(stderr=True, soft_wrap=True)
     paths = args.paths or [DEFAULT_PATH] if hasattr(args, "paths") else []
     if args.command == "list":
         return _list(paths, args.models, console, errors)
     if args.command == "verify":
         return _verify(args, paths, console, errors)
+    if args.command == "growth":
+        return _growth(args.models or list(MODELS), args.json, console, errors)
     return _latex(paths, args.output, console, errors)
 
 
@@ -108,6 +118,24 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
         write_json(run, args.json)
         console.print(f"JSON report written to {args.json}")
     return run.exit_code
+
+
+def _growth(models: list[str], output: Path | None, console: Console, errors: Console) -> int:
+    from .growth import growth
+    from .terminal import growth_table
+
+    rows = []
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
+        task = progress.add_task("sampling")
+        for name in models:
+            progress.update(task, description=f"sampling {name}")
+            rows.extend(growth(MODELS[name]))
+    console.print(growth_table(rows))
+    if output:
+        write_atomically(output, json.dumps([finite_row(asdict(r)) for r in rows], indent=2,
+                                            allow_nan=False) + "\n")
+    return 1 if any(r.status == "fail" for r in rows) else 0
 
 
 def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:

@@ -69,6 +69,8 @@ class Derivation:
 
     ``where`` holds abbreviations (S := sum_i q_i k_i), ``distinct`` pairs of free indices assumed
     different, ``models`` the models under which the claim is asserted (names or Model objects).
+    ``expect_refuted_at=n`` marks a claim that is false (a slip being documented): it counts as
+    a success only when, under every model, its first failing step is step n.
     """
 
     claim: Eq
@@ -79,6 +81,7 @@ class Derivation:
     distinct: Iterable = ()
     models: Sequence = INDEPENDENT
     notes: str = ""
+    expect_refuted_at: int | None = None
     file: str = field(default="", compare=False)
     line: int = field(default=0, compare=False)
 
@@ -94,6 +97,10 @@ class Derivation:
             self.file, self.line = _caller_location()
         if not self.name:
             self.name = Path(self.file).stem
+        if self.expect_refuted_at is not None and not 1 <= self.expect_refuted_at <= len(
+                self.steps):
+            raise ValueError(f"expect_refuted_at={self.expect_refuted_at}, but the derivation "
+                             f"has {len(self.steps)} steps")
 
     @property
     def model_objects(self) -> list[Model]:

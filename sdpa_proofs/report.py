@@ -13,6 +13,8 @@ from .checks import FAIL, PASS, UNDECIDED, Verdict
 from .montecarlo import MonteCarloResult
 
 VERIFIED, FAILED, ERROR = "verified", "failed", "error"
+REFUTED = "refuted"  # an expected refutation: the derivation fails exactly where it is meant to
+SUCCESS = (VERIFIED, REFUTED)
 
 
 @dataclass
@@ -45,6 +47,11 @@ class ModelReport:
     monte_carlo: list[MonteCarloResult] = field(default_factory=list)
 
     @property
+    def first_failing_step(self) -> int | None:
+        """The first step with a check that did not pass."""
+        return next((s.index for s in self.steps if not s.passed), None)
+
+    @property
     def status(self) -> str:
         statuses = [s.symbolic.status for s in self.steps] + \
                    [s.numeric_check.status for s in self.steps] + \
@@ -62,16 +69,35 @@ class DerivationReport:
     claim: str = ""
     models: list[ModelReport] = field(default_factory=list)
     error: str = ""
+    expected_refuted_at: int | None = None  # the step at which the claim is meant to fail
 
     @property
     def status(self) -> str:
         if self.error:
             return ERROR
+        if self.expected_refuted_at is not None:
+            return REFUTED if self.refuted_as_expected else FAILED
         statuses = [m.status for m in self.models]
         for status in (FAILED, UNDECIDED):
             if status in statuses:
                 return status
         return VERIFIED
+
+    @property
+    def refuted_as_expected(self) -> bool:
+        """Under every model the first failing check is at the expected step, and it fails
+        (a step left undecided there does not refute anything)."""
+        return bool(self.models) and all(
+            m.first_failing_step == self.expected_refuted_at
+            and FAIL in (m.steps[self.expected_refuted_at - 1].symbolic.status,
+                         m.steps[self.expected_refuted_at - 1].numeric_check.status)
+            for m in self.models)
+
+    @property
+    def expected(self) -> str:
+        if self.expected_refuted_at is None:
+            return VERIFIED
+        return f"refuted at step {self.expected_refuted_at}"
 
     def worst_step(self, index: int, aspect: str) -> Verdict:
         """The weakest verdict on step ``index`` over all models (``aspect``: "symbolic" or
@@ -95,12 +121,14 @@ class RunReport:
         statuses = {d.status for d in self.derivations}
         if ERROR in statuses:
             return 2
-        return 1 if statuses - {VERIFIED} else 0
+        return 1 if statuses - set(SUCCESS) else 0
 
     def to_json(self) -> dict:
         return {"derivations": [_derivation_json(d) for d in self.derivations],
                 "summary": {"derivations": len(self.derivations),
                             "verified": sum(d.status == VERIFIED for d in self.derivations),
+                            "refuted_as_expected": sum(d.status == REFUTED
+                                                       for d in self.derivations),
                             "steps": sum(d.step_count for d in self.derivations),
                             "failed": sum(d.status in (FAILED, UNDECIDED)
                                           for d in self.derivations),
@@ -112,7 +140,7 @@ def _verdict_json(v: Verdict) -> dict:
     return {k: val for k, val in asdict(v).items() if val not in (None, "")}
 
 
-def _finite(row: dict) -> dict:
+def finite_row(row: dict) -> dict:
     """JSON has no NaN: an estimate that could not be made is null."""
     return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
 
@@ -129,6 +157,7 @@ def _step_json(d: DerivationReport, n: int) -> dict:
 def _derivation_json(d: DerivationReport) -> dict:
     return {
         "name": d.name, "file": d.file, "title": d.title, "claim": d.claim, "status": d.status,
+        "expected": d.expected,
         "error": d.error or None,
         "steps": [_step_json(d, n) for n in range(d.step_count)],
         "models": [{"model": m.model, "status": m.status,
@@ -138,7 +167,7 @@ def _derivation_json(d: DerivationReport) -> dict:
                                "exact_check": _verdict_json(s.exact_check),
                                "numeric_check": _verdict_json(s.numeric_check)}
                               for s in m.steps],
-                    "monte_carlo": [_finite(asdict(r)) for r in m.monte_carlo]}
+                    "monte_carlo": [finite_row(asdict(r)) for r in m.monte_carlo]}
                    for m in d.models]}
 
 

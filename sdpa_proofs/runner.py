@@ -22,7 +22,7 @@ from .derivation import Derivation
 from .expressions import unfold
 from .loader import LoadError, discover, load_file
 from .models import Model, get_model
-from .montecarlo import DIMENSIONS, check_claim
+from .montecarlo import DIMENSIONS, MonteCarloResult, check_claim
 from .report import DerivationReport, ModelReport, RunReport, StepReport
 from .rules import UnknownRule, resolve
 from .text import show
@@ -59,7 +59,8 @@ def verify_derivation(derivation: Derivation, settings: VerifySettings | None = 
 def _check_steps(derivation: Derivation, settings: VerifySettings,
                  progress: Progress | None) -> tuple[DerivationReport, list[_PendingSample]]:
     report = DerivationReport(derivation.name, derivation.file, derivation.title,
-                              f"{show(derivation.claim.lhs)} = {show(derivation.claim.rhs)}")
+                              f"{show(derivation.claim.lhs)} = {show(derivation.claim.rhs)}",
+                              expected_refuted_at=derivation.expect_refuted_at)
     try:
         models = [get_model(m) for m in settings.models] if settings.models \
             else derivation.model_objects
@@ -99,8 +100,13 @@ def _sample(pending: list[_PendingSample], settings: VerifySettings,
     for item in sorted(pending, key=lambda p: p.model.name):
         if progress:
             progress(f"Monte Carlo for {show(item.claim.lhs)} under {item.model.name}")
-        item.report.monte_carlo = check_claim(item.claim, item.model,
-                                              settings.monte_carlo_dimensions)
+        try:
+            item.report.monte_carlo = check_claim(item.claim, item.model,
+                                                  settings.monte_carlo_dimensions)
+        except Exception as error:  # sampling a user's claim must not stop the run
+            item.report.monte_carlo = [MonteCarloResult(
+                0, 0, *[float("nan")] * 4, UNDECIDED,
+                f"Monte Carlo could not run: {type(error).__name__}: {error}")]
 
 
 def _names_unknown_rule(step) -> bool:

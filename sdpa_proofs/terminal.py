@@ -8,9 +8,10 @@ from rich.text import Text
 
 from .checks import FAIL, PASS, UNDECIDED
 from .montecarlo import NOT_APPLICABLE
-from .report import ERROR, FAILED, VERIFIED, DerivationReport, RunReport
+from .report import ERROR, FAILED, REFUTED, VERIFIED, DerivationReport, RunReport
 
-STYLE = {VERIFIED: "bold green", FAILED: "bold red", UNDECIDED: "bold yellow", ERROR: "bold red",
+STYLE = {VERIFIED: "bold green", REFUTED: "bold cyan",
+         FAILED: "bold red", UNDECIDED: "bold yellow", ERROR: "bold red",
          PASS: "green", FAIL: "red", NOT_APPLICABLE: "dim"}
 
 
@@ -30,7 +31,7 @@ def _numeric(d: DerivationReport) -> Text:
     statuses = [v.status for v in verdicts]
     worst = FAIL if FAIL in statuses else UNDECIDED if UNDECIDED in statuses else PASS
     digits = [v.digits for v in verdicts if v.digits is not None]
-    detail = f"≥{min(digits):.0f} digits" if worst == PASS and digits else worst
+    detail = f"≥{min(digits):.0f} dig." if worst == PASS and digits else worst
     return _cell(worst, detail)
 
 
@@ -44,13 +45,21 @@ def _monte_carlo(d: DerivationReport) -> Text:
     failed = [r for r in sampled if r.status != PASS]
     largest = max(r.d for r in sampled)
     return _cell(FAIL if failed else PASS,
-                 f"{len(sampled) - len(failed)}/{len(sampled)} in CI (d ≤ {largest})")
+                 f"{len(sampled) - len(failed)}/{len(sampled)} ok, d ≤ {largest}")
+
+
+def _status(d: DerivationReport) -> Text:
+    if d.status == REFUTED:
+        return _cell(REFUTED, f"refuted at {d.expected_refuted_at} (expected)")
+    if d.expected_refuted_at is not None:
+        return _cell(FAILED, f"failed (expected refuted at {d.expected_refuted_at})")
+    return _cell(d.status)
 
 
 def summary_table(run: RunReport) -> Table:
     table = Table(title="sdpa-proofs verify", title_justify="left", header_style="bold")
     table.add_column("derivation", no_wrap=True)
-    table.add_column("claim", overflow="fold")
+    table.add_column("claim", overflow="fold", min_width=24)
     for column in ("models", "steps", "symbolic", "numeric", "Monte Carlo", "status"):
         table.add_column(column, no_wrap=True)
     for d in run.derivations:
@@ -58,7 +67,7 @@ def summary_table(run: RunReport) -> Table:
             table.add_row(d.name, "", "", "", "", "", "", _cell(ERROR))
             continue
         table.add_row(d.name, d.claim, str(len(d.models)), str(d.step_count), _symbolic(d),
-                      _numeric(d), _monte_carlo(d), _cell(d.status))
+                      _numeric(d), _monte_carlo(d), _status(d))
     return table
 
 
@@ -67,14 +76,25 @@ def failure_details(d: DerivationReport) -> list[Text]:
     if d.status == ERROR:
         return [Text(f"error: {d.error}", style="red")]
     lines = []
+    if d.expected_refuted_at is not None and d.status != REFUTED:
+        found = sorted({m.first_failing_step for m in d.models}, key=lambda n: n or 0)
+        lines.append(Text(f"{d.name}: expected to be refuted at step {d.expected_refuted_at}, "
+                          f"but the first failing step is {found}", style="bold red"))
+    expected = d.status == REFUTED  # then only the refuting step, shown as information
     for m in d.models:
         for s in m.steps:
+            if expected and s.index != d.expected_refuted_at:
+                continue
             for label, verdict in (("rule", s.rule_check), ("exact", s.exact_check),
                                    ("numeric", s.numeric_check)):
                 if verdict.status != PASS:
-                    lines.append(Text(f"{d.name}: step {s.index} ({s.rule}) at {s.location} "
-                                      f"under {m.model}: {label} check {verdict.status}: "
-                                      f"{verdict.reason}", style=STYLE[verdict.status]))
+                    prefix = "refuted as expected: " if expected else ""
+                    lines.append(Text(f"{prefix}{d.name}: step {s.index} ({s.rule}) at "
+                                      f"{s.location} under {m.model}: {label} check "
+                                      f"{verdict.status}: {verdict.reason}",
+                                      style="cyan" if expected else STYLE[verdict.status]))
+        if expected:
+            continue
         if m.conclusion.status != PASS:
             lines.append(Text(f"{d.name} under {m.model}: {m.conclusion.reason}", style="red"))
         for r in m.monte_carlo:
@@ -85,11 +105,33 @@ def failure_details(d: DerivationReport) -> list[Text]:
     return lines
 
 
+def growth_table(rows) -> Table:
+    """Exact and sampled log-log slopes of Var(S) and E[S^2] against d, one row per model."""
+    table = Table(title="growth in d: log-log slope over d = 16 … 4096", title_justify="left",
+                  header_style="bold")
+    for column in ("model", "statistic", "exact slope", "Monte Carlo slope (95% CI)", "",
+                   "closed form"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        if r.status == NOT_APPLICABLE:
+            table.add_row(r.model, r.statistic, "–", "–", _cell(NOT_APPLICABLE, "n/a"),
+                          r.closed_form)
+            continue
+        table.add_row(r.model, r.statistic, f"{r.exact_slope:.3f}",
+                      f"{r.slope:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
+                      _cell(r.status), r.closed_form)
+    return table
+
+
 def render(run: RunReport, console: Console) -> None:
     console.print(summary_table(run))
     for d in run.derivations:
         for line in failure_details(d):
             console.print(line, soft_wrap=True)  # one finding per line: greppable in CI logs
     verified = sum(d.status == VERIFIED for d in run.derivations)
-    console.print(f"{verified} of {len(run.derivations)} derivations verified.",
-                  style="bold green" if verified == len(run.derivations) else "bold red")
+    refuted = sum(d.status == REFUTED for d in run.derivations)
+    summary = f"{verified} of {len(run.derivations)} derivations verified"
+    if refuted:
+        summary += f", {refuted} refuted as expected"
+    console.print(summary + ".", style="bold green" if verified + refuted == len(run.derivations)
+                  else "bold red")

@@ -59,27 +59,43 @@ def bundled_report(tmp_path_factory):
     return completed, json.loads(target.read_text())
 
 
+INDEPENDENT_CLAIMS = {"mean_zero", "variance", "standard_deviation", "scaled_variance",
+                      "over_shrink"}
+SEED_AUDIT = {"mean_is_sum_of_covariances": "verified", "variance_is_second_moment": "refuted",
+              "cross_terms_per_coordinate": "refuted"}
+
+
 def test_bundled_catalogue_verifies_with_json(bundled_report):
     completed, report = bundled_report
     assert completed.returncode == 0, completed.stdout + completed.stderr
-    names = {d["name"] for d in report["derivations"]}
-    assert {"mean_zero", "variance", "standard_deviation", "scaled_variance",
-            "over_shrink"} <= names
-    for derivation in report["derivations"]:
-        assert derivation["status"] == "verified"
-        assert {m["model"] for m in derivation["models"]} == {
+    by_name = {d["name"]: d for d in report["derivations"]}
+    assert INDEPENDENT_CLAIMS | set(SEED_AUDIT) <= set(by_name)
+    for name in INDEPENDENT_CLAIMS:
+        assert {m["model"] for m in by_name[name]["models"]} == {
             "independent-normal", "independent-uniform", "independent-rademacher",
             "independent-laplace"}
+    for derivation in report["derivations"]:
+        expected = SEED_AUDIT.get(derivation["name"], "verified")
+        assert derivation["status"] == expected, derivation["name"]
+        if expected == "refuted":
+            assert derivation["expected"] == "refuted at step 2"
+            assert derivation["steps"][1]["symbolic"] == "fail"
+            assert derivation["steps"][1]["numeric"] == "fail"
+            continue
+        assert derivation["expected"] == "verified"
         for step in derivation["steps"]:
             assert step["symbolic"] == "pass" and step["numeric"] == "pass"
             assert step["digits"] >= 30
         for model in derivation["models"]:
-            assert [r["d"] for r in model["monte_carlo"]] == [64, 512, 4096]
-            for r in model["monte_carlo"]:
-                assert r["ci_low"] <= r["estimate"] <= r["ci_high"]
+            sampled = [r for r in model["monte_carlo"] if r["status"] != "n/a"]
+            for r in sampled:
+                assert r["status"] == "pass" and r["ci_low"] <= r["estimate"] <= r["ci_high"]
+            if derivation["name"] in INDEPENDENT_CLAIMS:
+                assert [r["d"] for r in sampled] == [64, 512, 4096]
     summary = report["summary"]
     assert summary["derivations"] == len(report["derivations"]) and summary["failed"] == 0
-    assert "verified" in completed.stdout
+    assert summary["refuted_as_expected"] == 2
+    assert "verified" in completed.stdout and "refuted as expected" in completed.stdout
 
 
 def test_user_folder_with_a_wrong_step_fails_at_that_step(tmp_path, capsys):

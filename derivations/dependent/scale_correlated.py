@@ -1,0 +1,28 @@
+"""Which scale keeps the logits O(1) under per-coordinate correlation: S / d.
+
+E[(S / d)^2] = rho^2 sigma_q^2 sigma_k^2 + sigma_q^2 sigma_k^2 (1 + rho^2) / d stays bounded,
+whereas E[(S / sqrt(d))^2] = d rho^2 sigma_q^2 sigma_k^2 + sigma_q^2 sigma_k^2 (1 + rho^2) grows
+like d: the mean of S / sqrt(d) is sqrt(d) rho sigma_q sigma_k.  This is the regime behind muP's
+1/d attention scaling, where q and k become aligned during training.
+"""
+
+from sympy import Eq
+
+from sdpa_proofs import Derivation, E, S, Step, d, dot_product, lemma, rho, sigma_k, sigma_q
+
+sigma2 = sigma_q**2 * sigma_k**2
+second_moment = d * sigma2 * (1 + rho**2) + d**2 * rho**2 * sigma2
+
+derivation = Derivation(
+    title="Under per-coordinate correlation, S/d keeps the logits of order one",
+    claim=Eq(E((S / d)**2), rho**2 * sigma2 + sigma2 * (1 + rho**2) / d),
+    where={S: dot_product},
+    models=["correlated-normal"],
+    steps=[
+        Step(E(S**2) / d**2, "linearity", "the constant $1/d^2$ comes out"),
+        Step(second_moment / d**2, lemma(Eq(E(S**2), second_moment), "correlated_second_moment"),
+             "proved in correlated_second_moment"),
+        Step(rho**2 * sigma2 + sigma2 * (1 + rho**2) / d, "algebra",
+             "bounded in $d$; tends to $\\rho^2\\sigma_q^2\\sigma_k^2$"),
+    ],
+)
