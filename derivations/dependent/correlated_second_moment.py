@@ -41,6 +41,7 @@ derivation = Derivation(
              "isserlis", "Gaussian moments; pairs with $i \\neq j$ are independent"),
         Step(d * sigma2 * (1 + 2 * rho**2) + d * (d - 1) * rho**2 * sigma2, "count_terms",
              "$d$ diagonal and $d(d-1)$ off-diagonal terms"),
-        Step(d * sigma2 * (1 + rho**2) + d**2 * rho**2 * sigma2, "algebra", "collect powers of $d$"),
+        Step(d * sigma2 * (1 + rho**2) + d**2 * rho**2 * sigma2, "algebra",
+             "collect powers of $d$"),
     ],
 )
