@@ -8,20 +8,27 @@ and backs the claim by Monte Carlo.
 from .checks import NumericSettings, Verdict, exact_check, numeric_check, rule_check
 from .derivation import Derivation, Step
 from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
-from .expressions import SD, Cov, E, RandomVector, SumOverDistinct, Var
+from .expressions import SD, Cov, E, RandomVector, SumOverDistinct, SymmetricMatrix, Var
 from .models import (
                      DEPENDENT,
                      INDEPENDENT,
                      MODELS,
+                     GaussianMatrixModel,
                      Latent,
                      LatentLinearModel,
                      Model,
+                     Sigma_kk,
+                     Sigma_qk,
+                     Sigma_qq,
                      aligned,
                      alpha,
                      beta,
                      correlated,
+                     gaussian,
                      get_model,
                      independent,
+                     m_k,
+                     m_q,
                      mu_k,
                      mu_q,
                      rho,
@@ -40,7 +47,8 @@ __all__ = [
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
     "Model", "LatentLinearModel", "Latent", "independent", "aligned", "correlated",
     "shared_factor", "INDEPENDENT", "DEPENDENT", "MODELS", "get_model",
-    "rho", "mu_q", "mu_k", "alpha", "beta",
+    "rho", "mu_q", "mu_k", "alpha", "beta", "GaussianMatrixModel", "gaussian",
+    "Sigma_qq", "Sigma_kk", "Sigma_qk", "m_q", "m_k", "SymmetricMatrix",
     "Family", "FAMILIES", "NORMAL", "UNIFORM", "RADEMACHER", "LAPLACE",
     "Rule", "RULES", "ExactEvaluator", "Verdict", "NumericSettings",
     "rule_check", "exact_check", "numeric_check",

@@ -14,7 +14,15 @@ import mpmath
 import sympy as sp
 from sympy import Add, Expr, Mul, Sum, Symbol
 
-from .expressions import MOMENT_FUNCTIONS, SD, SUMS, SumOverDistinct, Var, bound_indices
+from .expressions import (
+    MOMENT_FUNCTIONS,
+    SD,
+    SUMS,
+    SumOverDistinct,
+    Var,
+    bound_indices,
+    symmetric_order,
+)
 
 
 def distribute_sums(expr: Expr) -> Expr:
@@ -59,8 +67,9 @@ def rename_bound(expr: Expr, depth: int = 0) -> Expr:
     if isinstance(expr, SumOverDistinct):
         i, j = expr.indices
         a, b = _canonical_index(depth), _canonical_index(depth + 1)
-        options = [SumOverDistinct(rename_bound(expr.function.xreplace({i: x, j: y}), depth + 2),
-                                   a, b, expr.upper) for x, y in ((a, b), (b, a))]
+        options = [symmetric_order(SumOverDistinct(
+            rename_bound(expr.function.xreplace({i: x, j: y}), depth + 2), a, b, expr.upper))
+            for x, y in ((a, b), (b, a))]
         return min(options, key=sp.srepr)
     if not expr.args:
         return expr
@@ -75,15 +84,27 @@ def _rename_sum(expr: Sum, depth: int) -> Expr:
     for order in orders:
         names = {var: _canonical_index(depth + n) for n, (var, _, _) in enumerate(order)}
         body = rename_bound(expr.function.xreplace(names), depth + len(limits))
-        options.append(Sum(body, *((names[var], lo, hi) for var, lo, hi in order)))
+        options.append(symmetric_order(Sum(body, *((names[var], lo, hi)
+                                                   for var, lo, hi in order))))
     return min(options, key=sp.srepr)
+
+
+def readable(expr: Expr) -> Expr:
+    """Bound indices renamed i, j, l, m, ... by depth, for messages (engine results carry
+    anonymous dummies that would all print alike)."""
+    renamed = rename_bound(expr)
+    taken = {str(s) for s in renamed.free_symbols}
+    names = [n for n in ("i", "j", "l", "m", "n", "r", "s", "t") if n not in taken]
+    depth_symbols = sorted({s for s in renamed.atoms(Symbol) if str(s).startswith("ι")}, key=str)
+    return renamed.xreplace({s: Symbol(names[int(str(s)[1:])], integer=True, positive=True)
+                             for s in depth_symbols if int(str(s)[1:]) < len(names)})
 
 
 def canonical(expr: Expr) -> Expr:
     """A normal form for plain algebra: expanded, sums distributed, bound indices renamed."""
     expr = distribute_sums(sp.expand(expr))
     expr = _map_moment_args(expr, lambda arg: canonical(arg))
-    return sp.expand(rename_bound(expr))
+    return sp.expand(symmetric_order(rename_bound(expr)))
 
 
 def _map_moment_args(expr: Expr, f) -> Expr:

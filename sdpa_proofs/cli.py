@@ -12,7 +12,9 @@ from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from . import __version__
 from .checks import NumericSettings
@@ -95,11 +97,11 @@ def _list(paths: list[str], models: bool, console: Console, errors: Console) -> 
     status = 0
     for item in load_paths(paths):
         if isinstance(item, LoadError):
-            errors.print(f"error: {item.file}: {item.message}", style="red")
+            errors.print(Text(f"error: {item.file}: {item.message}"), style="red")
             status = 2
         else:
-            console.print(f"[bold]{item.name}[/bold]  {item.title}  ({len(item.steps)} steps, "
-                          f"{item.file})")
+            console.print(f"[bold]{escape(item.name)}[/bold]  {escape(item.title)}  "
+                          f"({len(item.steps)} steps, {escape(item.file)})")
     return status
 
 
@@ -116,7 +118,7 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     render(run, console)
     if args.json:
         write_json(run, args.json)
-        console.print(f"JSON report written to {args.json}")
+        console.print(Text(f"JSON report written to {args.json}"))
     return run.exit_code
 
 
@@ -144,12 +146,12 @@ def _latex(paths: list[str], output: Path, console: Console, errors: Console) ->
     status = 0
     for item in load_paths(paths):
         if isinstance(item, LoadError):
-            errors.print(f"error: {item.file}: {item.message}", style="red")
+            errors.print(Text(f"error: {item.file}: {item.message}"), style="red")
             status = 2
             continue
         target = output / f"{item.name}.tex"
         write_atomically(target, document(item))
-        console.print(f"wrote {target}")
+        console.print(Text(f"wrote {target}"))
     return status
 
 

@@ -16,6 +16,19 @@ class RandomVector(IndexedBase):
     """A random vector; its coordinates ``v[i]`` are the random variables of a derivation."""
 
 
+class SymmetricMatrix(IndexedBase):
+    """A deterministic symmetric matrix such as a covariance block: A[i, j] = A[j, i]."""
+
+
+def symmetric_order(expr: Expr) -> Expr:
+    """Write every entry of a symmetric matrix with its indices in a fixed order."""
+    if isinstance(expr, Indexed) and isinstance(expr.base, SymmetricMatrix):
+        return expr.base[tuple(sorted(expr.indices, key=sp.default_sort_key))]
+    if not expr.args:
+        return expr
+    return expr.func(*(symmetric_order(a) for a in expr.args))
+
+
 class E(Function):
     """Expectation E[X]; deliberately opaque to SymPy's algebra."""
 

@@ -15,10 +15,10 @@ from itertools import product
 import mpmath
 import numpy as np
 import sympy as sp
-from sympy import Expr, Indexed, Rational, Symbol
+from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
 from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
-from .expressions import RandomVector
+from .expressions import RandomVector, SymmetricMatrix
 from .symbols import d, k, q, sigma_k, sigma_q
 from .text import show
 
@@ -46,11 +46,18 @@ class Model:
         """The model's assumptions as LaTeX sentences."""
         raise NotImplementedError
 
-    def mean(self, vector: RandomVector) -> Expr:
+    def mean(self, coordinate: Indexed) -> Expr:
+        """E[v_i] for the coordinate v_i."""
         raise NotImplementedError
 
-    def variance(self, vector: RandomVector) -> Expr:
+    def variance(self, coordinate: Indexed) -> Expr:
+        """Var(v_i) for the coordinate v_i."""
         raise NotImplementedError
+
+    def concrete(self, point: dict, dim: int) -> dict:
+        """The substitution for a parameter point at dimension ``dim`` (models whose parameters
+        are matrices add their entries)."""
+        return {self.dimension: sp.Integer(dim), **point}
 
     def joint_moment(self, blocks: list[dict]) -> Expr:
         """E[prod over blocks prod_v v_b^power] for pairwise distinct coordinates b."""
@@ -64,6 +71,10 @@ class Model:
     def is_gaussian(self) -> bool:
         """Whether all coordinates are jointly Gaussian (Isserlis' theorem applies)."""
         return False
+
+    #: True for models whose moments depend on the index values themselves (a general
+    #: covariance matrix), not only on which indices coincide
+    index_generic = False
 
     def covariance(self, a: Indexed, b: Indexed, same_coordinate: bool) -> Expr:
         """Cov(a, b) for coordinates with equal (``same_coordinate``) or distinct indices."""
@@ -136,11 +147,11 @@ class LatentLinearModel(Model):
     def assumptions(self):
         return list(self.description)
 
-    def mean(self, vector):
-        return self.means.get(vector, sp.S.Zero)
+    def mean(self, coordinate):
+        return self.means.get(coordinate.base, sp.S.Zero)
 
-    def variance(self, vector):
-        return sp.Add(*(c ** 2 for c in self.loadings[vector].values()))
+    def variance(self, coordinate):
+        return sp.Add(*(c ** 2 for c in self.loadings[coordinate.base].values()))
 
     def covariance(self, a: Indexed, b: Indexed, same_coordinate: bool) -> Expr:
         """Cov(a, b) for coordinates with equal (``same_coordinate``) or distinct indices."""
@@ -184,7 +195,7 @@ class LatentLinearModel(Model):
             families.update({local[n]: self._latent[n].family for n in local})
             values = {**shared, **local}
             for vector, power in block.items():
-                coordinate = self.mean(vector) + sp.Add(
+                coordinate = self.means.get(vector, 0) + sp.Add(
                     *(c * values[n] for n, c in self.loadings[vector].items()))
                 product_ *= coordinate ** power
         symbols = list(families)
@@ -221,7 +232,7 @@ class LatentLinearModel(Model):
             for name, _, degree in axes]
         coefficients = {v: ({n: mp_value(sp.sympify(c).xreplace(point))
                              for n, c in self.loadings[v.base].items()},
-                            mp_value(sp.sympify(self.mean(v.base)).xreplace(point)))
+                            mp_value(sp.sympify(self.mean(v)).xreplace(point)))
                         for v in variables}
         position = {(name, index): n for n, (name, index, _) in enumerate(axes)}
 
@@ -245,11 +256,116 @@ class LatentLinearModel(Model):
                  for name, latent in self._latent.items()}
         arrays = {}
         for vector, loads in self.loadings.items():
-            value = float(sp.sympify(self.mean(vector)).xreplace(point))
+            value = float(sp.sympify(self.means.get(vector, 0)).xreplace(point))
             for name, c in loads.items():
                 value = value + float(sp.sympify(c).xreplace(point)) * draws[name]
             arrays[vector] = np.broadcast_to(value, (n, dim))
         return arrays
+
+
+Sigma_qq = SymmetricMatrix("Sigma_qq", real=True)
+Sigma_kk = SymmetricMatrix("Sigma_kk", real=True)
+Sigma_qk = IndexedBase("Sigma_qk", real=True)  # Cov(q_i, k_j) = Sigma_qk[i, j]
+m_q = IndexedBase("m_q", real=True)
+m_k = IndexedBase("m_k", real=True)
+covariance_pattern = sp.Symbol("covariance_pattern")  # which concrete B, D, means to use
+
+
+@dataclass(eq=False)
+class GaussianMatrixModel(Model):
+    """q, k jointly Gaussian with general covariance blocks Sigma_qq, Sigma_kk, Sigma_qk (and
+    means m_q, m_k).  Its moments depend on the index values, so the exact engine keeps them as
+    sums of matrix entries (Isserlis with symbolic indices).  For the numerical check each
+    parameter point is a concrete covariance C = B B^T + diag(D) at every d, with B of rank two
+    so that every coordinate is correlated with every other."""
+
+    with_means: bool = False
+    index_generic = True
+
+    @property
+    def vectors(self):
+        return (q, k)
+
+    @property
+    def is_gaussian(self) -> bool:
+        return True
+
+    def assumptions(self):
+        means = r"means $m_q, m_k$" if self.with_means else r"mean $0$"
+        return [r"$(q, k)$ is jointly Gaussian with " + means + r" and covariance blocks "
+                r"$\Sigma_{qq} = \operatorname{Cov}(q)$, $\Sigma_{kk} = \operatorname{Cov}(k)$ "
+                r"and $(\Sigma_{qk})_{ij} = \operatorname{Cov}(q_i, k_j)$."]
+
+    def mean(self, coordinate):
+        if not self.with_means:
+            return sp.S.Zero
+        return (m_q if coordinate.base == q else m_k)[coordinate.indices[0]]
+
+    def variance(self, coordinate):
+        return self.covariance(coordinate, coordinate, True)
+
+    def covariance(self, a, b, same_coordinate):
+        (i,), (j,) = a.indices, b.indices
+        if a.base == q and b.base == q:
+            return Sigma_qq[i, j]
+        if a.base == k and b.base == k:
+            return Sigma_kk[i, j]
+        return Sigma_qk[i, j] if a.base == q else Sigma_qk[j, i]
+
+    def dependence(self, a, b, distinct):
+        return (f"{show(a)} and {show(b)} are jointly Gaussian with covariance "
+                f"{show(self.covariance(a, b, None))}, which the model does not make zero")
+
+    def concrete(self, point, dim):
+        loadings, noise, means = self._structure(point, dim)
+        covariance = loadings * loadings.T + sp.diag(*noise)
+        values = {self.dimension: sp.Integer(dim), **point}
+        for a in range(1, dim + 1):
+            values[m_q[a]], values[m_k[a]] = means[a - 1], means[dim + a - 1]
+            for b in range(1, dim + 1):
+                values[Sigma_qq[a, b]] = covariance[a - 1, b - 1]
+                values[Sigma_kk[a, b]] = covariance[dim + a - 1, dim + b - 1]
+                values[Sigma_qk[a, b]] = covariance[a - 1, dim + b - 1]
+        return values
+
+    def _structure(self, point: dict, dim: int):
+        """B (2d x 2), D and the means for parameter point ``point["_seed"]`` at dimension d;
+        rows 0..d-1 are q_1..q_d, rows d..2d-1 are k_1..k_d."""
+        seed = int(point[covariance_pattern])
+        loadings = sp.Matrix(2 * dim, 2, lambda r, c: Rational(((r + 1) * (c + 3) + 2 * seed) % 7
+                                                               - 3, 5 + seed))
+        noise = [Rational(r % 3 + 2, 7 + seed) for r in range(2 * dim)]
+        means = [Rational((3 * r + seed) % 5 - 2, 3 + seed) if self.with_means else sp.S.Zero
+                 for r in range(2 * dim)]
+        return loadings, noise, means
+
+    def integrate(self, f, variables, degrees, point, dps):
+        """Coordinates are m_r + B[r, 0] G_0 + B[r, 1] G_1 + sqrt(D_r) U_r with independent
+        standard Gaussians: exact Gauss-Hermite over the two factors and the U_r involved."""
+        if degrees is None:
+            raise ValueError("non-polynomial integrand")
+        dim = int(point[self.dimension])
+        loadings, noise, means = self._structure(point, dim)
+        rows = [v.indices[0] - 1 + (dim if v.base == k else 0) for v in variables]
+        total_degree = sum(degrees.values())
+        rules = [NORMAL.rule(NORMAL.points_for_degree(total_degree), mpmath.mpf(1), dps)] * 2
+        rules += [NORMAL.rule(NORMAL.points_for_degree(degrees[v]), mpmath.mpf(1), dps)
+                  for v in variables]
+        coefficients = [(mp_value(means[r]), mp_value(loadings[r, 0]), mp_value(loadings[r, 1]),
+                         mpmath.sqrt(mp_value(noise[r]))) for r in rows]
+
+        def on_grid(g0, g1, *local):
+            return f(*(m + b0 * g0 + b1 * g1 + s * u
+                       for (m, b0, b1, s), u in zip(coefficients, local)))
+
+        return tensor_sum(on_grid, rules)
+
+    def sample(self, rng, n, dim, point):
+        loadings, noise, means = (np.array(x, dtype=float)
+                                  for x in self._structure(point, dim))
+        factors = rng.normal(size=(n, 2))
+        values = means + factors @ loadings.T + np.sqrt(noise) * rng.normal(size=(n, 2 * dim))
+        return {q: values[:, :dim], k: values[:, dim:]}
 
 
 def tensor_sum(f, rules: list[list]) -> tuple:
@@ -345,9 +461,20 @@ def shared_factor(same_factor: bool) -> LatentLinearModel:
                      rf"${relation}$; $z, z', e_i, f_i$ independent standard Gaussians.",))
 
 
+def gaussian(with_means: bool = False) -> GaussianMatrixModel:
+    """Jointly Gaussian q, k with general covariance blocks (and means)."""
+    return GaussianMatrixModel(
+        name="gaussian-means" if with_means else "gaussian",
+        title="jointly Gaussian, general covariance" + (" and means" if with_means else ""),
+        dimension=d, parameter_points=[{covariance_pattern: sp.Integer(0)},
+                                       {covariance_pattern: sp.Integer(1)}],
+        with_means=with_means)
+
+
 INDEPENDENT = tuple(independent(family) for family in FAMILIES)
 DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER), correlated(), correlated(with_means=True),
-             shared_factor(same_factor=True), shared_factor(same_factor=False))
+             shared_factor(same_factor=True), shared_factor(same_factor=False), gaussian(),
+             gaussian(with_means=True))
 MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT}
 
 

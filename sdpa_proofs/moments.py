@@ -10,7 +10,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Expr
 
-from .expressions import SD, Cov, E, Var, index_symbols, is_random_coordinate
+from .expressions import SD, Cov, E, SumOverDistinct, Var, index_symbols, is_random_coordinate
 from .indexing import (
     Block,
     UnsupportedExpression,
@@ -52,12 +52,38 @@ class ExactEvaluator:
         return self._value(moments_as_expectations(expr), fixed or {})
 
     def _value(self, expr: Expr, fixed: dict) -> Expr:
+        if self.model.index_generic:
+            return self._generic_value(_merge_coinciding(expr, fixed))
         total = sp.S.Zero
         for term in expand_terms(expr, self.model.dimension, lambda e: isinstance(e, E)):
             coeff = self._coefficient(term.coeff, fixed)
             total += coeff * sum_over_patterns(term, fixed, self.model.dimension,
                                                self._product_of_expectations)
         return sp.expand(total)
+
+    def _generic_value(self, expr: Expr) -> Expr:
+        """For models whose moments depend on the index values (a general covariance matrix):
+        moments by Isserlis with symbolic indices, valid whether or not indices coincide, so
+        the sums stay symbolic and nothing needs counting."""
+        total = sp.S.Zero
+        for term in expand_terms(expr, self.model.dimension,
+                                 lambda e: isinstance(e, E) or _is_entry(e)):
+            body = sp.Mul(*(self._generic_expectation(f.args[0]) if isinstance(f, E) else f
+                            for f in term.factors))
+            total += self._coefficient(term.coeff, {}) * _resum(term, body, self.model.dimension)
+        return total
+
+    def _generic_expectation(self, x: Expr) -> Expr:
+        total = sp.S.Zero
+        for term in expand_terms(x, self.model.dimension, lambda e: is_random_coordinate(e)
+                                 or isinstance(e, E) or _is_entry(e)):
+            coordinates = [f for f in term.factors if is_random_coordinate(f)]
+            inner = sp.Mul(*(self._generic_expectation(f.args[0]) if isinstance(f, E) else f
+                             for f in term.factors if not is_random_coordinate(f)))
+            moment = isserlis_moment(coordinates, self.model.mean,
+                                     lambda a, b: self.model.covariance(a, b, None))
+            total += term.coeff * _resum(term, inner * moment, self.model.dimension)
+        return total
 
     def _coefficient(self, coeff: Expr, fixed: dict) -> Expr:
         if not coeff.has(E):
@@ -101,12 +127,52 @@ class ExactEvaluator:
         return result * self.model.joint_moment(list(blocks.values()))
 
 
+def isserlis_moment(factors: list, mean, covariance) -> Expr:
+    """E[X_1 ... X_n] for jointly Gaussian X_t (Isserlis/Wick, with means): the sum over partial
+    pairings of the product of the paired covariances and the unpaired means."""
+    if not factors:
+        return sp.S.One
+    first, rest = factors[0], factors[1:]
+    total = mean(first) * isserlis_moment(rest, mean, covariance)
+    for n, partner in enumerate(rest):
+        total += covariance(first, partner) * isserlis_moment(rest[:n] + rest[n + 1:], mean,
+                                                              covariance)
+    return sp.expand(total)
+
+
 def exact_cases(before: Expr, after: Expr, model: Model, distinct: frozenset = frozenset()):
     """Closed forms of both sides in every case of coinciding free indices:
     yields (case: index -> Block, value of before, value of after)."""
     evaluator = ExactEvaluator(model)
     for case in free_index_cases([before, after], distinct):
         yield case, evaluator.value(before, case), evaluator.value(after, case)
+
+
+def _is_entry(expr: Expr) -> bool:
+    """A deterministic indexed quantity: an entry of a covariance matrix or mean vector."""
+    return isinstance(expr, sp.Indexed) and not is_random_coordinate(expr)
+
+
+def _merge_coinciding(expr: Expr, case: dict) -> Expr:
+    """In a case where free indices coincide, write them all as one of them."""
+    representative = {}
+    for index, block in case.items():
+        representative.setdefault(block, index)
+    return expr.xreplace({index: representative[block] for index, block in case.items()
+                          if not index.is_Integer})
+
+
+def _resum(term, body: Expr, dimension: Expr) -> Expr:
+    """sum over the term's bound indices (with its i != j constraint, if any) of ``body``."""
+    (pair,) = term.distinct or (frozenset(),)
+    if len(term.distinct) > 1 or (pair and not pair <= set(term.bound)):
+        raise UnsupportedExpression("more than one i != j constraint in one term")
+    plain = [index for index in term.bound if index not in pair]
+    body = sp.Sum(body, *((index, 1, dimension) for index in plain)) if plain else body
+    if pair:
+        i, j = sorted(pair, key=sp.default_sort_key)
+        body = SumOverDistinct(body, i, j, dimension)
+    return body
 
 
 def _pin_indices(x: Expr, assignment: dict) -> Expr:

@@ -108,6 +108,11 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
     atoms = sorted(moment_atoms(claim.lhs) | moment_atoms(claim.rhs), key=sp.default_sort_key)
     if not moment_atoms(claim.lhs):
         return []
+    entries = [x for x in claim.atoms(sp.Indexed) if not is_random_coordinate(x)]
+    if entries:  # e.g. tr Sigma_qk: a sum of matrix entries, not a closed form in d
+        return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
+                                 f"not sampled: the claim involves matrix entries such as "
+                                 f"{entries[0]}")]
     stand_ins = sp.symbols(f"_m0:{len(atoms)}")
     sides = [sp.lambdify([model.dimension, *stand_ins],
                          side.xreplace(dict(zip(atoms, stand_ins))).xreplace(point))

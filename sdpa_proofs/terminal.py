@@ -66,7 +66,7 @@ def summary_table(run: RunReport) -> Table:
         if d.status == ERROR:
             table.add_row(d.name, "", "", "", "", "", "", _cell(ERROR))
             continue
-        table.add_row(d.name, d.claim, str(len(d.models)), str(d.step_count), _symbolic(d),
+        table.add_row(d.name, Text(d.claim), str(len(d.models)), str(d.step_count), _symbolic(d),
                       _numeric(d), _monte_carlo(d), _status(d))
     return table
 
@@ -115,11 +115,11 @@ def growth_table(rows) -> Table:
     for r in rows:
         if r.status == NOT_APPLICABLE:
             table.add_row(r.model, r.statistic, "–", "–", _cell(NOT_APPLICABLE, "n/a"),
-                          r.closed_form)
+                          Text(r.closed_form))
             continue
         table.add_row(r.model, r.statistic, f"{r.exact_slope:.3f}",
-                      f"{r.slope:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]",
-                      _cell(r.status), r.closed_form)
+                      Text(f"{r.slope:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]"),
+                      _cell(r.status), Text(r.closed_form))
     return table
 
 

@@ -42,7 +42,11 @@ class TextPrinter(StrPrinter):
     _print_Dummy = _print_Symbol
 
     def _print_Indexed(self, expr: Expr) -> str:
-        return f"{expr.base}_{','.join(self._print(i) for i in expr.indices)}"
+        base = self._print_Symbol(expr.base.label)
+        indices = [self._print(i) for i in expr.indices]
+        if len(indices) == 1 and "_" not in base:
+            return f"{base}_{indices[0]}"
+        return f"{base}[{','.join(indices)}]"
 
     def _print_E(self, expr: Expr) -> str:
         return f"E[{self._print(expr.args[0])}]"

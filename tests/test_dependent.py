@@ -188,9 +188,30 @@ def test_shared_factor_variance_has_the_exact_d_squared_coefficient():
 
 
 def test_parameter_points_in_range():
-    """Parameter points used by the numerical check keep |rho| < 1 and never sigma = 1."""
+    """Parameter points keep |rho| < 1, never sigma = 1, never sigma_q = sigma_k."""
     for model in DEPENDENT:
         for point in model.parameter_points:
-            assert all(v != 1 for v in point.values())
+            if sigma_q in point:
+                assert point[sigma_q] != 1 and point[sigma_k] != 1
+                assert point[sigma_q] != point[sigma_k]
             if rho in point:
-                assert abs(point[rho]) < 1
+                assert 0 < abs(point[rho]) < 1
+
+
+def test_general_gaussian_variance_with_a_transposed_cross_term_is_rejected():
+    """tr(Sigma_qk Sigma_qk) is not sum_ij Sigma_qk[i,j]^2 (= tr(Sigma_qk Sigma_qk^T)) unless
+    Sigma_qk is symmetric; the general model's covariance patterns are not."""
+    from sdpa_proofs import Sigma_kk, Sigma_qk, Sigma_qq
+
+    right = bundled("dependent/gaussian_variance.py")
+    wrong_rhs = (Sum(Sigma_qq[i, j] * Sigma_kk[j, i], (j, 1, d), (i, 1, d))
+                 + Sum(Sigma_qk[i, j]**2, (j, 1, d), (i, 1, d)))
+    steps = list(right.steps[:-1]) + [Step(wrong_rhs, ["expand_square", "algebra"])]
+    report = verify_derivation(Derivation(claim=Eq(Var(S), wrong_rhs), steps=steps,
+                                          where=right.where, models=right.models, name="w"),
+                               FAST)
+    last = report.models[0].steps[-1]
+    assert report.status == "failed"
+    assert [s.index for s in report.models[0].steps if not s.passed] == [5]
+    assert last.exact_check.status == "fail" and last.numeric_check.status == "fail"
+    assert "covariance_pattern" in last.numeric_check.counterexample

@@ -1,0 +1,37 @@
+"""Var(S) = tr(Sigma_qq Sigma_kk) + tr(Sigma_qk Sigma_qk) for jointly Gaussian q, k with zero
+mean and any covariance blocks (Isserlis/Wick).
+
+Both traces are sums of d^2 terms: the variance grows like d exactly when the covariances across
+coordinates are small (off-diagonal entries o(1/sqrt(d)) on average), and like d^2 when they are
+of order one, as under a shared factor.
+"""
+
+from sympy import Eq, Sum
+
+from sdpa_proofs import (Derivation, E, S, Sigma_kk, Sigma_qk, Sigma_qq, Step, Var, d,
+                         dot_product, i, j, k, q)
+
+derivation = Derivation(
+    title="General Gaussian q, k: Var(S) = tr(Sigma_qq Sigma_kk) + tr(Sigma_qk Sigma_qk)",
+    claim=Eq(Var(S), Sum(Sigma_qq[i, j] * Sigma_kk[j, i], (j, 1, d), (i, 1, d))
+             + Sum(Sigma_qk[i, j] * Sigma_qk[j, i], (j, 1, d), (i, 1, d))),
+    where={S: dot_product},
+    models=["gaussian"],
+    steps=[
+        Step(E(S**2) - E(S)**2, "second_moment", "$Var(X) = E[X^2] - E[X]^2$"),
+        Step(E(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d), (i, 1, d)))
+             - E(Sum(q[i] * k[i], (i, 1, d)))**2, "expand_square",
+             "the square of a sum is a double sum"),
+        Step(Sum(E(q[i] * k[i] * q[j] * k[j]), (j, 1, d), (i, 1, d))
+             - Sum(E(q[i] * k[i]), (i, 1, d))**2, "linearity", "expectation is linear"),
+        Step(Sum(Sigma_qk[i, i] * Sigma_qk[j, j] + Sigma_qq[i, j] * Sigma_kk[i, j]
+                 + Sigma_qk[i, j] * Sigma_qk[j, i], (j, 1, d), (i, 1, d))
+             - Sum(Sigma_qk[i, i], (i, 1, d))**2, "isserlis",
+             "the three pairings of $q_i, k_i, q_j, k_j$"),
+        Step(Sum(Sigma_qq[i, j] * Sigma_kk[j, i], (j, 1, d), (i, 1, d))
+             + Sum(Sigma_qk[i, j] * Sigma_qk[j, i], (j, 1, d), (i, 1, d)),
+             ["expand_square", "algebra"],
+             "$(\\operatorname{tr}\\Sigma_{qk})^2$ cancels the first pairing; "
+             "$\\Sigma_{kk}$ is symmetric"),
+    ],
+)
