@@ -68,6 +68,20 @@ def parser() -> argparse.ArgumentParser:
                         help="only this model (repeatable; default: all)")
     growth.add_argument("--json", metavar="FILE", type=Path, help="write the rows as JSON")
 
+    scaling = commands.add_parser("scaling", help="softmax(S/c) for c = 1, sqrt(d), d as d grows")
+    scaling.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+                         help="model (repeatable; default: independent-normal, correlated-normal,"
+                              " shared-factor)")
+    scaling.add_argument("--d", dest="dims", type=int, nargs="+", metavar="D",
+                         default=[16, 64, 256, 1024, 4096], help="dimensions d")
+    scaling.add_argument("--n", dest="ns", type=int, nargs="+", metavar="N", default=[256],
+                         help="numbers of keys n (softmax length)")
+    scaling.add_argument("--samples", type=int, default=64,
+                         help="softmax vectors per (d, n) (default 64)")
+    scaling.add_argument("--plot", metavar="DIR", type=Path,
+                         help="write figures (PNG and SVG) to DIR; needs the plot extra")
+    scaling.add_argument("--json", metavar="FILE", type=Path, help="write the rows as JSON")
+
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH")
     latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
@@ -84,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         return _list(paths, args.models, console, errors)
     if args.command == "verify":
         return _verify(args, paths, console, errors)
+    if args.command == "scaling":
+        return _scaling(args, console, errors)
     if args.command == "growth":
         return _growth(args.models or list(MODELS), args.json, console, errors)
     return _latex(paths, args.output, console, errors)
@@ -138,6 +154,45 @@ def _growth(models: list[str], output: Path | None, console: Console, errors: Co
         write_atomically(output, json.dumps([finite_row(asdict(r)) for r in rows], indent=2,
                                             allow_nan=False) + "\n")
     return 1 if any(r.status == "fail" for r in rows) else 0
+
+
+def _scaling(args, console: Console, errors: Console) -> int:
+    from .scaling import DEFAULT_MODELS, scaling
+    from .terminal import scaling_table
+
+    if min(args.dims + args.ns) < 2 or args.samples < 2:
+        errors.print("error: --d, --n need values >= 2 and --samples at least 2", style="red")
+        return 2
+    rows = []
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
+        task = progress.add_task("sampling")
+        for name in args.models or DEFAULT_MODELS:
+            progress.update(task, description=f"sampling {name}")
+            rows.extend(scaling(MODELS[name], args.dims, args.ns, args.samples))
+    console.print(scaling_table(rows))
+    if args.json:
+        write_atomically(args.json, json.dumps([_scaling_json(r) for r in rows], indent=2) + "\n")
+    if args.plot:
+        from .plots import PlottingUnavailable, scaling_figures
+
+        try:
+            for path in scaling_figures(rows, args.plot):
+                console.print(Text(f"wrote {path}"))
+        except PlottingUnavailable as error:
+            errors.print(Text(f"error: {error}"), style="red")
+            return 2
+    disagreements = [r for r in rows if not all(r.agreement.values())]
+    return 1 if disagreements else 0
+
+
+def _scaling_json(row) -> dict:
+    return {"model": row.model, "scale": row.scale, "d": row.d, "n": row.n,
+            "logit_sd": row.logit_sd,
+            "estimates": {k: {"mean": v.mean, "standard_error": v.error}
+                          for k, v in row.estimates.items()},
+            "gaussian_large_n": row.gaussian_limits,
+            "agrees": {k: bool(v) for k, v in row.agreement.items()}}
 
 
 def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:

@@ -123,6 +123,28 @@ def growth_table(rows) -> Table:
     return table
 
 
+def scaling_table(rows) -> Table:
+    """Softmax statistics of S / c: mean ± 1.96 standard errors; where the logits are close to
+    Gaussian, the large-n value for Gaussian logits and whether the estimate agrees with it."""
+    from .softmax import LABELS, STATISTICS
+
+    table = Table(title="softmax(S / c): what the scale does as d grows", title_justify="left",
+                  header_style="bold")
+    for column in ("model", "c", "d", "n", "sd(S)/c", *(LABELS[s] for s in STATISTICS),
+                   "Gaussian large-n check"):
+        table.add_column(column, overflow="fold")
+    for r in rows:
+        cells = [f"{r.estimates[s].mean:.4g} ± {1.96 * r.estimates[s].error:.2g}"
+                 for s in STATISTICS]
+        check = ", ".join(f"{name} {r.gaussian_limits[name]:.4g} "
+                          f"{'ok' if ok else 'DIFFERS'}" for name, ok in r.agreement.items())
+        table.add_row(r.model, r.scale, str(r.d), str(r.n),
+                      "–" if r.logit_sd is None else f"{r.logit_sd:.3g}", *cells,
+                      _cell(PASS if all(r.agreement.values()) else FAIL, check or "–")
+                      if check else Text("–"))
+    return table
+
+
 def render(run: RunReport, console: Console) -> None:
     console.print(summary_table(run))
     for d in run.derivations:

@@ -1,0 +1,63 @@
+"""Figures for the scaling comparison (needs the optional ``plot`` extra: matplotlib)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .scaling import SCALES, ScalingRow
+from .softmax import LABELS
+
+PANELS = ("logit_sd", "entropy", "max_p", "jacobian")
+TITLES = {"logit_sd": "sd of the logits S / c", **LABELS}
+
+
+class PlottingUnavailable(RuntimeError):
+    pass
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError:
+        raise PlottingUnavailable("figures need matplotlib: pip install -e '.[plot]'") from None
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def scaling_figures(rows: list[ScalingRow], directory: Path) -> list[Path]:
+    """One figure per model and number of keys: each statistic against d, a line per scale c;
+    written as PNG and SVG.  Returns the files written."""
+    plt = _pyplot()
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for model, n in sorted({(r.model, r.n) for r in rows}):
+        figure, axes = plt.subplots(1, len(PANELS), figsize=(4 * len(PANELS), 3.6))
+        for axis, panel in zip(axes, PANELS):
+            for scale in SCALES:
+                series = sorted((r for r in rows if (r.model, r.n, r.scale) == (model, n, scale)),
+                                key=lambda r: r.d)
+                dims = [r.d for r in series]
+                if panel == "logit_sd":
+                    values = [r.logit_sd for r in series]
+                    if None in values:
+                        continue
+                    axis.plot(dims, values, marker="o", label=f"c = {scale}")
+                    axis.set_yscale("log")
+                else:
+                    axis.errorbar(dims, [r.estimates[panel].mean for r in series],
+                                  yerr=[1.96 * r.estimates[panel].error for r in series],
+                                  marker="o", capsize=2, label=f"c = {scale}")
+            axis.set_xscale("log", base=2)
+            axis.set_xlabel("d")
+            axis.set_title(TITLES[panel])
+        axes[0].legend()
+        figure.suptitle(f"softmax(S / c) over n = {n} keys, model {model}")
+        figure.tight_layout()
+        for suffix in ("png", "svg"):
+            path = directory / f"scaling-{model}-n{n}.{suffix}"
+            figure.savefig(path, dpi=110)
+            written.append(path)
+        plt.close(figure)
+    return written
