@@ -21,6 +21,7 @@ def _pyplot():
     except ImportError:
         raise PlottingUnavailable("figures need matplotlib: pip install -e '.[plot]'") from None
     matplotlib.use("Agg")  # files only, no display
+    matplotlib.rcParams["svg.hashsalt"] = "sdpa-proofs"  # stable ids: reproducible SVG files
     import matplotlib.pyplot as plt
 
     return plt
@@ -57,7 +58,8 @@ def scaling_figures(rows: list[ScalingRow], directory: Path) -> list[Path]:
         figure.tight_layout()
         for suffix in ("png", "svg"):
             path = directory / f"scaling-{model}-n{n}.{suffix}"
-            figure.savefig(path, dpi=110)
+            # no creation date in the files, so that regenerated figures are byte-identical
+            figure.savefig(path, dpi=110, metadata={"Date": None} if suffix == "svg" else None)
             written.append(path)
         plt.close(figure)
     return written
