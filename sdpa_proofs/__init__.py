@@ -38,13 +38,14 @@ from .moments import ExactEvaluator
 from .report import RunReport
 from .rules import RULES, Rule, lemma
 from .runner import VerifySettings, verify_derivation, verify_paths
-from .symbols import S, d, dot_product, i, j, k, q, sigma_k, sigma_q
+from .symbols import S, d, dot_product, i, j, k, m, n, q, s, sigma_k, sigma_q, softmax_p, z
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Derivation", "Step", "E", "Var", "SD", "Cov", "SumOverDistinct", "RandomVector", "lemma",
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
+    "z", "n", "s", "m", "softmax_p",
     "Model", "LatentLinearModel", "Latent", "independent", "aligned", "correlated",
     "shared_factor", "INDEPENDENT", "DEPENDENT", "MODELS", "get_model",
     "rho", "mu_q", "mu_k", "alpha", "beta", "GaussianMatrixModel", "gaussian",

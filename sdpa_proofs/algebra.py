@@ -43,8 +43,9 @@ def _distribute(expr: Expr) -> Expr:
     for term in Add.make_args(body):
         outside, inside = [], []
         for factor in Mul.make_args(term):
-            # free_symbols, not just subscripts: in sum_i i*q_i the factor i must stay inside
-            (inside if factor.free_symbols & bound else outside).append(factor)
+            # any occurrence, not just subscripts or free symbols: in sum_i i*q_i the factor i,
+            # and in sum_j d/dz_j f the derivative (whose variable SymPy counts as bound), stay
+            (inside if factor.has(*bound) else outside).append(factor)
         rebuilt.append(Mul(*outside) * _resum(expr, Mul(*inside)))
     return Add(*rebuilt)
 
@@ -134,9 +135,18 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
     atoms = opaque_atoms(difference)
     stand_ins = {atom: _stand_in(n, atom) for n, atom in enumerate(atoms)}
     plain = difference.xreplace(stand_ins)
-    if sp.simplify(plain) == 0:
+    if simplifies_to_zero(plain):
         return True
     return False if differs_somewhere(plain, probes) else None
+
+
+def simplifies_to_zero(expr: Expr) -> bool:
+    """Whether SymPy's simplify reaches 0.  SymPy itself can fail on sums (it raises inside
+    sum_simplify on some products of sums); a failure proves nothing, so it counts as False."""
+    try:
+        return sp.simplify(expr) == 0
+    except Exception:  # noqa: BLE001 - any internal SymPy error means "not shown"
+        return False
 
 
 def _stand_in(n: int, atom: Expr) -> Symbol:

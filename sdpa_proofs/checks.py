@@ -15,16 +15,18 @@ import random
 from dataclasses import dataclass, field
 
 import mpmath
+import numpy as np
 import sympy as sp
-from sympy import Expr, Indexed
+from sympy import Derivative, Expr, Indexed
 
-from .algebra import algebraically_equal, canonical, differs_somewhere, readable
+from .algebra import algebraically_equal, canonical, differs_somewhere, readable, simplifies_to_zero
 from .expressions import (
     MOMENT_FUNCTIONS,
     SUMS,
     Cov,
     E,
     Var,
+    bound_indices,
     index_symbols,
     random_coordinates,
     symmetric_order,
@@ -32,7 +34,14 @@ from .expressions import (
 from .indexing import UnsupportedExpression
 from .models import Model
 from .moments import exact_cases
-from .rules import Context, ExpandSquare, OffDiagonalAsDifference, Rule, rewrite_everywhere
+from .rules import (
+    Context,
+    ExpandSquare,
+    OffDiagonalAsDifference,
+    Rule,
+    pointwise_normal_form,
+    rewrite_everywhere,
+)
 from .text import show
 
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
@@ -86,6 +95,8 @@ def exact_check(before: Expr, after: Expr, model: Model,
                 distinct: frozenset = frozenset()) -> Verdict:
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     before, after = sp.sympify(before), sp.sympify(after)
+    if is_pointwise(before, after):
+        return _pointwise_exact(before, after, model, distinct)
     cases = exact_cases(before, after, model, distinct)
     while True:
         try:
@@ -100,14 +111,42 @@ def exact_check(before: Expr, after: Expr, model: Model,
             if verdict.status != PASS:
                 return verdict
             continue
-        difference = sp.simplify(lhs - rhs)
-        if difference == 0:
+        difference = sp.expand(lhs - rhs)
+        if difference == 0 or simplifies_to_zero(difference):
             continue
         if differs_somewhere(difference, probes=5):
             return Verdict(FAIL, f"exact values differ{where}: {show(lhs)} versus {show(rhs)}",
                            counterexample={"exact": True, "case": where.strip(" ,"),
                                            "lhs": show(lhs), "rhs": show(rhs)})
         return Verdict(UNDECIDED, f"could not show {show(lhs)} = {show(rhs)}{where}")
+
+
+def is_pointwise(before: Expr, after: Expr) -> bool:
+    """A statement about the coordinates themselves (no expectation around them), such as the
+    softmax Jacobian: it must hold at every point, not on average."""
+    return bool(random_coordinates(before) | random_coordinates(after))
+
+
+def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozenset) -> Verdict:
+    """Differentiate (SymPy) and sift the sums of Kronecker deltas, then compare normal forms for
+    symbolic dimension; refute with exact values at concrete coordinates."""
+    forms = [pointwise_normal_form(x, model, distinct) for x in (before, after)]
+    if sp.expand(forms[0] - forms[1]) == 0 or simplifies_to_zero(forms[0] - forms[1]):
+        return Verdict(PASS)
+    rng = random.Random(20261129)
+    for dim in (2, 3):
+        for indices in concrete_index_values([before, after], distinct, dim):
+            sides = [concretise(f, {model.dimension: sp.Integer(dim)}, indices).doit()
+                     for f in forms]
+            values = {c: sp.Rational(rng.randint(-30, 30), rng.randint(5, 13))
+                      for c in random_coordinates(sides[0]) | random_coordinates(sides[1])}
+            difference = sp.N((sides[0] - sides[1]).xreplace(values), 50)
+            if difference.is_number and abs(difference) > mpmath.mpf(10) ** -30:
+                where = {str(model.dimension): dim, **{str(k): int(v) for k, v in indices.items()},
+                         **{str(c): str(v) for c, v in values.items()}}
+                return Verdict(FAIL, f"the sides differ at {_format_point(where)}",
+                               counterexample={"exact": True, **where})
+    return Verdict(UNDECIDED, f"could not show {show(forms[0])} = {show(forms[1])}")
 
 
 def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str) -> Verdict:
@@ -128,8 +167,8 @@ def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str) -> Verdict:
         if differs_somewhere(difference.xreplace(entries), probes=2):
             lhs_text, rhs_text = show(readable(lhs)), show(readable(rhs))
             return Verdict(FAIL, f"exact values differ{where}: {lhs_text} versus {rhs_text}",
-                           counterexample={"exact": True, "d": dim, "lhs": lhs_text,
-                                           "rhs": rhs_text})
+                           counterexample={"exact": True, str(model.dimension): dim,
+                                           "lhs": lhs_text, "rhs": rhs_text})
     return Verdict(UNDECIDED, f"could not show {show(readable(lhs))} = {show(readable(rhs))}"
                               f"{where}")
 
@@ -223,17 +262,43 @@ def _degree(expr: Expr, v: Indexed) -> int | None:
 
 
 def expand_sums(expr: Expr) -> Expr:
-    """Write out every sum whose limits are concrete integers."""
+    """Write out every sum whose limits are concrete integers (by substituting each value with
+    xreplace, which also reaches derivative variables such as z_j in d/dz_j)."""
     if not expr.args:
         return expr
     expr = expr.func(*(expand_sums(a) for a in expr.args))
+    if isinstance(expr, sp.Sum):
+        terms = [expr.function]
+        for index, lower, upper in expr.limits:
+            if not (lower.is_Integer and upper.is_Integer):
+                return expr
+            terms = [t.xreplace({index: sp.Integer(v)}) for t in terms
+                     for v in range(int(lower), int(upper) + 1)]
+        return sp.Add(*terms)
     return sp.sympify(expr.doit(deep=False)) if isinstance(expr, SUMS) else expr
 
 
-def concretise(expr: Expr, substitution: dict) -> Expr:
-    """Substitute d and the parameters, write the sums out, then substitute the entries that
-    writing out produced (matrix entries such as Sigma_qk[1, 1])."""
+def concretise(expr: Expr, substitution: dict, indices: dict | None = None) -> Expr:
+    """Give the free indices their values (not the bound ones of the same name), substitute d
+    and the parameters, write the sums out, then substitute the entries that writing out
+    produced (matrix entries such as Sigma_qk[1, 1])."""
+    expr = substitute_free(expr, indices or {})
     return expand_sums(expr.xreplace(substitution)).xreplace(substitution)
+
+
+def substitute_free(expr: Expr, values: dict) -> Expr:
+    """xreplace for the free occurrences only: a sum's own index keeps its name inside it."""
+    if not values or not expr.args:
+        return values.get(expr, expr) if not expr.args else expr
+    if isinstance(expr, SUMS):
+        inner = {k: v for k, v in values.items() if k not in bound_indices(expr)}
+        if isinstance(expr, sp.Sum):
+            limits = [(var, substitute_free(lo, values), substitute_free(hi, values))
+                      for var, lo, hi in expr.limits]
+            return sp.Sum(substitute_free(expr.function, inner), *limits)
+        return expr.func(substitute_free(expr.function, inner), *expr.indices,
+                         substitute_free(expr.upper, values))
+    return expr.func(*(substitute_free(a, values) for a in expr.args))
 
 
 def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int) -> list[dict]:
@@ -266,23 +331,26 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                   distinct: frozenset = frozenset()) -> Verdict:
     """Integrate both sides as written at d in ``settings.dimensions`` and every parameter point."""
     before, after = sp.sympify(before), sp.sympify(after)
+    if is_pointwise(before, after):
+        return _pointwise_numeric(before, after, model, settings, distinct)
     lowest = None
     with mpmath.workdps(settings.dps):
         for dim in settings.dimensions:
             for point in model.parameter_points:
                 for indices in concrete_index_values([before, after], distinct, dim):
-                    substitution = {**model.concrete(point, dim), **indices}
+                    substitution = model.concrete(point, dim)
                     evaluation = _Evaluation(model, substitution, settings.dps)
                     try:
-                        lhs = evaluation.value(concretise(before, substitution))
-                        rhs = evaluation.value(concretise(after, substitution))
+                        lhs = evaluation.value(concretise(before, substitution, indices))
+                        rhs = evaluation.value(concretise(after, substitution, indices))
                     except UnsupportedExpression as error:
                         return Verdict(UNDECIDED, f"numeric: {error}")
                     scale = max(evaluation.scale, abs(lhs), abs(rhs))
                     digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
                     lowest = digits if lowest is None else min(lowest, digits)
                     if digits < settings.digits:
-                        where = {"d": dim, **{str(s): str(v) for s, v in point.items()},
+                        where = {str(model.dimension): dim,
+                                 **{str(s): str(v) for s, v in point.items()},
                                  **{str(s): int(v) for s, v in indices.items()}}
                         values = f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}"
                         return Verdict(FAIL, f"sides differ at {_format_point(where)}: {values}",
@@ -292,6 +360,62 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
     if lowest is None:
         return Verdict(UNDECIDED, "no concrete case to evaluate")
     return Verdict(PASS, digits=lowest)
+
+
+POINTWISE_DRAWS = 3
+
+
+def _pointwise_numeric(before: Expr, after: Expr, model: Model, settings: NumericSettings,
+                       distinct: frozenset) -> Verdict:
+    """Evaluate both sides at coordinates drawn from the model (seeded), derivatives by mpmath's
+    numerical differentiation, not SymPy's: an identity must hold at each point.  Agreement is
+    measured relative to 1 + the size of the values."""
+    rng = np.random.default_rng(2026)
+    lowest = None
+    with mpmath.workdps(settings.dps):
+        for dim in settings.dimensions:
+            for point in model.parameter_points:
+                for indices in concrete_index_values([before, after], distinct, dim):
+                    substitution = model.concrete(point, dim)
+                    sides = [concretise(x, substitution, indices) for x in (before, after)]
+                    coordinates = random_coordinates(sides[0]) | random_coordinates(sides[1])
+                    for _ in range(POINTWISE_DRAWS):
+                        draw = model.sample(rng, 1, dim, point)
+                        values = {c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
+                                  for c in coordinates}
+                        lhs, rhs = (pointwise_value(side, values) for side in sides)
+                        scale = 1 + max(abs(lhs), abs(rhs))
+                        digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
+                        lowest = digits if lowest is None else min(lowest, digits)
+                        if digits < settings.digits:
+                            where = {str(model.dimension): dim,
+                                     **{str(k): str(v) for k, v in point.items()},
+                                     **{str(k): int(v) for k, v in indices.items()},
+                                     **{str(c): mpmath.nstr(v, 12) for c, v in values.items()}}
+                            values_text = f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}"
+                            return Verdict(FAIL, f"sides differ at {_format_point(where)}: "
+                                                 f"{values_text}", digits=digits,
+                                           counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
+                                                           "rhs": mpmath.nstr(rhs, 25)})
+    if lowest is None:
+        return Verdict(UNDECIDED, "no concrete case to evaluate")
+    return Verdict(PASS, digits=lowest)
+
+
+def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:
+    """The value of an expression in the coordinates at ``values``, each derivative taken by
+    mpmath.diff at the working precision (which mpmath raises while differentiating)."""
+    if isinstance(expr, Derivative):
+        ((variable, count),) = expr.variable_count
+
+        def along(t):
+            return pointwise_value(expr.expr, {**values, variable: t})
+        return mpmath.diff(along, values[variable], int(count))
+    if expr.has(Derivative):
+        expr = expr.func(*(sp.Float(pointwise_value(a, values), mpmath.mp.dps)
+                           if a.has(Derivative) else a for a in expr.args))
+    stand_ins = {c: sp.Float(v, mpmath.mp.dps) for c, v in values.items()}
+    return mpmath.mpf(sp.N(expr.xreplace(stand_ins), mpmath.mp.dps))
 
 
 def _format_point(where: dict) -> str:

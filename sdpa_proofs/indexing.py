@@ -92,7 +92,7 @@ def _sum_terms(expr: Expr, dimension: Expr, is_factor) -> list[Term]:
         distinct = frozenset()
     inner = expand_terms(summand(expr), dimension, is_factor)
     for t in inner:
-        if t.coeff.free_symbols & set(bound_indices(expr)):
+        if t.coeff.has(*bound_indices(expr)):
             raise UnsupportedExpression(f"{t.coeff} depends on the summation index of {expr}; "
                                         "only coordinates may depend on it")
     return [_fresh(Term(t.coeff, bound_indices(expr) + t.bound, t.distinct | distinct, t.factors))

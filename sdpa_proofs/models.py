@@ -19,7 +19,7 @@ from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
 from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
 from .expressions import RandomVector, SymmetricMatrix
-from .symbols import d, k, q, sigma_k, sigma_q
+from .symbols import d, k, n, q, s, sigma_k, sigma_q, z
 from .text import show
 
 
@@ -205,8 +205,8 @@ class LatentLinearModel(Model):
         total = sp.S.Zero
         for exponents, coefficient in polynomial.terms():
             term = coefficient
-            for sym, n in zip(symbols, exponents):
-                term *= families[sym].moment(n, sp.S.One)
+            for sym, power in zip(symbols, exponents):
+                term *= families[sym].moment(power, sp.S.One)
             total += term
         return sp.expand(total)
 
@@ -461,6 +461,15 @@ def shared_factor(same_factor: bool) -> LatentLinearModel:
                      rf"${relation}$; $z, z', e_i, f_i$ independent standard Gaussians.",))
 
 
+def gaussian_logits() -> LatentLinearModel:
+    """n i.i.d. N(0, s^2) logits z_1..z_n (for softmax statements)."""
+    return LatentLinearModel(
+        name="gaussian-logits", title="n i.i.d. Gaussian logits", dimension=n,
+        parameter_points=[{s: Rational(3, 5)}, {s: Rational(7, 4)}],
+        latents=(Latent("u", NORMAL),), loadings={z: {"u": s}},
+        description=(r"The logits $z_1, \dots, z_n$ are independent $\mathcal{N}(0, s^2)$.",))
+
+
 def gaussian(with_means: bool = False) -> GaussianMatrixModel:
     """Jointly Gaussian q, k with general covariance blocks (and means)."""
     return GaussianMatrixModel(
@@ -475,7 +484,8 @@ INDEPENDENT = tuple(independent(family) for family in FAMILIES)
 DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER), correlated(), correlated(with_means=True),
              shared_factor(same_factor=True), shared_factor(same_factor=False), gaussian(),
              gaussian(with_means=True))
-MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT}
+LOGITS = (gaussian_logits(),)
+MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT + LOGITS}
 
 
 def get_model(name: str) -> Model:

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import sympy as sp
-from sympy import Add, Dummy, Eq, Expr, Mul, Pow, Sum
+from sympy import Add, Derivative, Dummy, Eq, Expr, KroneckerDelta, Mul, Pow, Sum
 
 from .algebra import algebraically_equal, canonical, distribute_sums
 from .expressions import (
@@ -25,6 +25,7 @@ from .expressions import (
     bound_indices,
     is_deterministic,
     is_random_coordinate,
+    random_coordinates,
     unfold,
 )
 from .indexing import UnsupportedExpression
@@ -362,8 +363,8 @@ class CountTerms(Rule):
 
     @staticmethod
     def _distinct(node: SumOverDistinct) -> Expr | None:
-        used = node.function.free_symbols
         i, j = node.indices
+        used = {x for x in (i, j) if node.function.has(x)}
         n = node.upper
         if i not in used and j not in used:
             return n * (n - 1) * node.function
@@ -376,7 +377,7 @@ class CountTerms(Rule):
 def _mentioned(variable, body: Expr, other_limits) -> bool:
     """Whether a summation variable occurs in the summand or in another limit's bounds."""
     bounds = [b for _, lo, hi in other_limits for b in (lo, hi)]
-    return any(variable in e.free_symbols for e in [body, *bounds])
+    return any(e.has(variable) for e in [body, *bounds])  # has(): derivative variables too
 
 
 class OffDiagonalAsDifference(Rule):
@@ -392,6 +393,33 @@ class OffDiagonalAsDifference(Rule):
         n = node.upper
         return Sum(node.function, (j, 1, n), (i, 1, n)) - Sum(node.function.xreplace({j: i}),
                                                                (i, 1, n))
+
+
+class Differentiate(Rule):
+    name = "differentiate"
+    fact = "the rules of calculus (SymPy's differentiation of the expression as written)"
+    latex = "differentiation"
+
+    def rewrite(self, node, ctx):
+        return node.doit(deep=False) if isinstance(node, Derivative) else None
+
+
+class Sift(Rule):
+    name = "sift"
+    fact = "sum_k delta_{jk} f(k) = f(j) for an index j in the range of k"
+    latex = r"$\sum_k \delta_{jk} f(k) = f(j)$"
+
+    def rewrite(self, node, ctx):
+        if not (isinstance(node, Sum) and len(node.limits) == 1):
+            return None
+        (index, lower, upper), = node.limits
+        for factor in Mul.make_args(node.function):
+            if isinstance(factor, KroneckerDelta) and index in factor.args:
+                other = factor.args[0] if factor.args[1] == index else factor.args[1]
+                # indices range over 1..dimension, so other lies in the summation range
+                if lower == 1 and upper == ctx.model.dimension and other != index:
+                    return (node.function / factor).xreplace({index: other})
+        return None
 
 
 class Algebra(Rule):
@@ -434,6 +462,12 @@ class Lemma(Rule):
         return self._holds[model.name]
 
     def _establish(self, model: Model) -> tuple[bool, str]:
+        lhs, rhs = self.equation.lhs, self.equation.rhs
+        if random_coordinates(lhs) | random_coordinates(rhs):  # an identity in the coordinates
+            difference = pointwise_normal_form(lhs - rhs, model)
+            if sp.expand(difference) == 0:
+                return True, ""
+            return False, f"lemma {self.label} could not be established as an identity"
         try:
             for _, lhs, rhs in exact_cases(self.equation.lhs, self.equation.rhs, model):
                 if algebraically_equal(lhs, rhs) is not True:
@@ -452,10 +486,23 @@ def lemma(equation: Eq, label: str = "") -> Lemma:
     return Lemma(equation, label)
 
 
+def pointwise_normal_form(expr: Expr, model: Model, distinct: frozenset = frozenset()) -> Expr:
+    """An identity in the coordinates, differentiated (SymPy) and with Kronecker sums sifted,
+    in algebra's canonical form."""
+    context = Context(model, distinct)
+    for _ in range(3):  # sums distributed first, so that sifting sees delta as a factor
+        new = canonical(rewrite_everywhere(canonical(expr), [Differentiate(), Sift()], context))
+        if new == expr:
+            break
+        expr = new
+    return expr
+
+
 RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
     VarianceDefinition(), SDDefinition(), CovarianceDefinition(), VarianceScaling(),
-    ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Algebra())}
+    ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Differentiate(), Sift(),
+    Algebra())}
 
 
 def resolve(by: str | Rule | Iterable) -> list[Rule]:

@@ -13,3 +13,14 @@ sigma_k = sp.Symbol("sigma_k", positive=True)
 
 S = sp.Symbol("S")
 dot_product = sp.Sum(q[i] * k[i], (i, 1, d))
+
+# softmax over n logits z_1..z_n
+z = RandomVector("z", real=True)
+n = sp.Symbol("n", integer=True, positive=True)
+s = sp.Symbol("s", positive=True)  # the logits' standard deviation
+m = sp.Symbol("m", integer=True, positive=True)  # the index of the softmax normaliser
+
+
+def softmax_p(index) -> sp.Expr:
+    """p_index = e^{z_index} / sum_m e^{z_m}."""
+    return sp.exp(z[index]) / sp.Sum(sp.exp(z[m]), (m, 1, n))

@@ -1,7 +1,7 @@
 """Every rule: a correct application passes, a wrong one is rejected with the reason named."""
 
 import pytest
-from sympy import Eq, Sum, sqrt, sympify
+from sympy import Derivative, Eq, KroneckerDelta, Sum, sqrt, sympify
 
 from sdpa_proofs import (
     SD,
@@ -69,6 +69,8 @@ CASES = {
                  sigma_q * sigma_k * d)],
     "covariance_definition": [(Cov(q[1], k[1]), E(q[1] * k[1]) - E(q[1]) * E(k[1]),
                                E(q[1] * k[1]))],
+    "differentiate": [(Derivative(q[1]**3 * k[1], q[1]), 3 * q[1]**2 * k[1], q[1]**3)],
+    "sift": [(Sum(KroneckerDelta(i, j) * q[j], (j, 1, d)), q[i], Sum(q[j], (j, 1, d)))],
 }
 
 # Isserlis needs a Gaussian model: (model, before, right value, wrong value), the values derived

@@ -137,3 +137,59 @@ def test_scaling_command_writes_table_json_and_figures(tmp_path, capsys):
 def test_scaling_command_rejects_bad_values(capsys):
     assert main(["scaling", "--d", "1"]) == 2
     assert "--d, --n need values >= 2" in capsys.readouterr().err
+
+
+# -- the softmax derivations ------------------------------------------------------------------
+
+from pathlib import Path  # noqa: E402
+
+from sympy import Derivative, Eq, KroneckerDelta, Sum, exp  # noqa: E402
+
+from sdpa_proofs import Derivation, Step, i, j, m, n, softmax_p, verify_derivation, z  # noqa: E402
+from sdpa_proofs.checks import NumericSettings, numeric_check, rule_check  # noqa: E402
+from sdpa_proofs.loader import load_file  # noqa: E402
+from sdpa_proofs.rules import resolve  # noqa: E402
+from sdpa_proofs.runner import VerifySettings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+FAST = VerifySettings(monte_carlo=False)
+
+
+def test_bundled_softmax_derivations_verify():
+    for name in ("jacobian", "jacobian_rows"):
+        (derivation,) = load_file(ROOT / "derivations" / "softmax" / f"{name}.py")
+        report = verify_derivation(derivation, FAST)
+        assert report.status == "verified", name
+        assert all(s.numeric_check.digits >= 30 for s in report.models[0].steps)
+
+
+@pytest.mark.parametrize("wrong", [softmax_p(i) * (KroneckerDelta(i, j) + softmax_p(j)),
+                                   softmax_p(i) * KroneckerDelta(i, j) - softmax_p(j),
+                                   softmax_p(i) * (1 - softmax_p(j))])
+def test_a_wrong_jacobian_is_rejected_with_a_counterexample(wrong):
+    (right,) = load_file(ROOT / "derivations" / "softmax" / "jacobian.py")
+    steps = list(right.steps[:-1]) + [Step(wrong, "algebra")]
+    report = verify_derivation(Derivation(claim=Eq(right.claim.lhs, wrong), steps=steps,
+                                          models=right.models, name="wrong"), FAST)
+    last = report.models[0].steps[-1]
+    assert report.status == "failed"
+    assert last.rule_check.status == "fail"
+    assert last.exact_check.status == "fail" and last.numeric_check.status == "fail"
+    example = last.numeric_check.counterexample
+    assert example["lhs"] != example["rhs"] and "n" in example and "i" in example
+
+
+def test_a_derivative_is_not_a_constant_of_the_sum_over_its_variable():
+    """SymPy counts d/dz_j's variable as bound, so free_symbols misses j: algebra must not pull
+    the derivative out of the sum over j (that would 'prove' sum_j dp_i/dz_j = n dp_i/dz_j)."""
+    model = get_model("gaussian-logits")
+    before = Sum(Derivative(softmax_p(i), z[j]), (j, 1, n))
+    after = n * Derivative(softmax_p(i), z[j])
+    assert rule_check(before, after, resolve("algebra"), model).status != "pass"
+    assert numeric_check(before, after, model, NumericSettings()).status == "fail"
+
+
+def test_sifting_needs_the_delta_index_in_range_of_the_sum():
+    model = get_model("gaussian-logits")
+    partial = Sum(KroneckerDelta(i, m) * exp(z[m]), (m, 1, 3))  # i may exceed 3
+    assert rule_check(partial, exp(z[i]), resolve("sift"), model).status == "fail"

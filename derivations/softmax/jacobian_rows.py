@@ -1,0 +1,28 @@
+"""The rows of the softmax Jacobian sum to zero: sum_j dp_i/dz_j = 0.
+
+Adding the same constant to every logit does not change the softmax, so no gradient flows along
+(1, ..., 1): this is why a mean common to all logits (E[S] under correlated q, k) does not by
+itself saturate attention; only the spread of the logits does.
+"""
+
+from sympy import Derivative, Eq, KroneckerDelta, Sum
+
+from sdpa_proofs import Derivation, Step, i, j, lemma, n, softmax_p, z
+
+jacobian = lemma(Eq(Derivative(softmax_p(i), z[j]),
+                    softmax_p(i) * (KroneckerDelta(i, j) - softmax_p(j))), "jacobian")
+
+derivation = Derivation(
+    title="The rows of the softmax Jacobian sum to zero",
+    claim=Eq(Sum(Derivative(softmax_p(i), z[j]), (j, 1, n)), 0),
+    models=["gaussian-logits"],
+    steps=[
+        Step(Sum(softmax_p(i) * (KroneckerDelta(i, j) - softmax_p(j)), (j, 1, n)), jacobian,
+             "proved in jacobian"),
+        Step(softmax_p(i) * Sum(KroneckerDelta(i, j), (j, 1, n))
+             - softmax_p(i) * Sum(softmax_p(j), (j, 1, n)), "algebra", "linearity of the sum"),
+        Step(softmax_p(i) - softmax_p(i) * Sum(softmax_p(j), (j, 1, n)), "sift",
+             "$\\sum_j \\delta_{ij} = 1$"),
+        Step(0, "algebra", "$\\sum_j p_j = 1$"),
+    ],
+)
