@@ -17,6 +17,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from . import __version__
+from .budget import DEFAULT_BUDGET
 from .checks import NumericSettings
 from .loader import LoadError
 from .models import MODELS
@@ -34,6 +35,16 @@ def _digits(value: str) -> int:
     if not 1 <= digits <= 500:
         raise argparse.ArgumentTypeError("digits must be between 1 and 500")
     return digits
+
+
+def _seconds(value: str) -> float | None:
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError("a budget cannot be negative")
+    return seconds or None
 
 
 def _model(value: str) -> str:
@@ -61,6 +72,14 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
                         help="check under this model instead of the derivation's own (repeatable)")
     verify.add_argument("--no-monte-carlo", action="store_true", help="skip the Monte Carlo check")
+    verify.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
+    verify.add_argument("--budget", type=_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
+                        help=f"time budget of each check (default {DEFAULT_BUDGET:g}; 0: none); "
+                             "a check that runs out is undecided")
+    verify.add_argument("--allow-undecided", action="store_true",
+                        help="exit 0 even if some checks stay undecided")
+    verify.add_argument("--debug", action="store_true",
+                        help="show tracebacks of exceptions raised in derivation files")
 
     growth = commands.add_parser("growth", help="log-log slopes of Var(S) and E[S^2] in d, "
                                  "exact and by Monte Carlo, per model")
@@ -82,6 +101,10 @@ def parser() -> argparse.ArgumentParser:
                          help="write figures (PNG and SVG) to DIR; needs the plot extra")
     scaling.add_argument("--json", metavar="FILE", type=Path, help="write the rows as JSON")
 
+    mutate = commands.add_parser("mutate", help="mutation-test the checker on derivations: "
+                                 "every mutant that changes the mathematics must be rejected")
+    mutate.add_argument("paths", nargs="*", metavar="PATH")
+
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH")
     latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
@@ -98,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         return _list(paths, args.models, console, errors)
     if args.command == "verify":
         return _verify(args, paths, console, errors)
+    if args.command == "mutate":
+        return _mutate(paths, console, errors)
     if args.command == "scaling":
         return _scaling(args, console, errors)
     if args.command == "growth":
@@ -123,7 +148,8 @@ def _list(paths: list[str], models: bool, console: Console, errors: Console) -> 
 
 def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     settings = VerifySettings(numeric=NumericSettings(digits=args.digits), models=args.models,
-                              monte_carlo=not args.no_monte_carlo)
+                              monte_carlo=not args.no_monte_carlo, budget=args.budget,
+                              allow_undecided=args.allow_undecided, debug=args.debug)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                   console=errors, transient=True, disable=not errors.is_terminal) as progress:
         task = progress.add_task("loading")
@@ -135,6 +161,11 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     if args.json:
         write_json(run, args.json)
         console.print(Text(f"JSON report written to {args.json}"))
+    if args.junit:
+        from .junit import write_junit
+
+        write_junit(run, args.junit)
+        console.print(Text(f"JUnit report written to {args.junit}"))
     return run.exit_code
 
 
@@ -154,6 +185,27 @@ def _growth(models: list[str], output: Path | None, console: Console, errors: Co
         write_atomically(output, json.dumps([finite_row(asdict(r)) for r in rows], indent=2,
                                             allow_nan=False) + "\n")
     return 1 if any(r.status == "fail" for r in rows) else 0
+
+
+def _mutate(paths: list[str], console: Console, errors: Console) -> int:
+    from .mutation import run_mutation
+    from .terminal import mutation_summary
+
+    derivations = []
+    status = 0
+    for item in load_paths(paths):
+        if isinstance(item, LoadError):
+            errors.print(Text(f"error: {item.file}: {item.message}"), style="red")
+            status = 2
+        else:
+            derivations.append(item)
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
+        task = progress.add_task("mutating")
+        report = run_mutation(derivations,
+                              progress=lambda what: progress.update(task, description=what))
+    mutation_summary(report, console)
+    return status or (1 if report.survivors else 0)
 
 
 def _scaling(args, console: Console, errors: Console) -> int:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import sympy as sp
 from sympy import Eq
 
 from .algebra import algebraically_equal
+from .budget import DEFAULT_BUDGET, within_budget
 from .checks import (
     FAIL,
     PASS,
@@ -19,7 +22,7 @@ from .checks import (
     rule_check,
 )
 from .derivation import Derivation
-from .expressions import unfold
+from .expressions import is_random_coordinate, unfold
 from .loader import LoadError, discover, load_file
 from .models import Model, get_model
 from .montecarlo import DIMENSIONS, MonteCarloResult, check_claim
@@ -36,6 +39,13 @@ class VerifySettings:
     models: list[str] | None = None  # check under these instead of the derivation's own
     monte_carlo: bool = True
     monte_carlo_dimensions: tuple[int, ...] = DIMENSIONS
+    budget: float | None = DEFAULT_BUDGET  # seconds for each check; None: unlimited
+    allow_undecided: bool = False  # exit 0 even when checks stay undecided
+    debug: bool = False  # let exceptions from a user's step propagate, with their traceback
+
+
+class StepError(Exception):
+    """A step that could not be checked at all: the message names file, line and step."""
 
 
 @dataclass
@@ -51,8 +61,10 @@ def verify_derivation(derivation: Derivation, settings: VerifySettings | None = 
                       progress: Progress | None = None) -> DerivationReport:
     """Check every step of ``derivation`` under each of its models, then sample its claim."""
     settings = settings or VerifySettings()
+    started = time.perf_counter()
     report, pending = _check_steps(derivation, settings, progress)
     _sample(pending, settings, progress)
+    report.seconds = time.perf_counter() - started
     return report
 
 
@@ -82,9 +94,20 @@ def _check_steps(derivation: Derivation, settings: VerifySettings,
     for model in models:
         if progress:
             progress(f"{derivation.name} under {model.name}")
+        problem = mismatch(derivation, model)
+        if problem:
+            report.error = problem
+            return report, []
         try:
             report.models.append(_check_under(derivation, rules, model, settings, claim))
+        except StepError as error:
+            if settings.debug:
+                raise
+            report.error = str(error)
+            return report, []
         except Exception as error:  # an exception in a user's step must not stop the run
+            if settings.debug:
+                raise
             report.error = f"{derivation.file}:{derivation.line}: {type(error).__name__}: {error}"
             return report, []
         if not derivation.distinct:  # a statement about generic indices has nothing to sample
@@ -109,6 +132,37 @@ def _sample(pending: list[_PendingSample], settings: VerifySettings,
                 f"Monte Carlo could not run: {type(error).__name__}: {error}")]
 
 
+def mismatch(derivation: Derivation, model: Model) -> str | None:
+    """Bad input that would otherwise surface as an undecided check: a random vector the model
+    has no law for, a coordinate with other than one index, a sum over a vector's coordinates
+    that does not run over 1..dimension.  Returns the message naming file, line and step."""
+    where = derivation.where
+    places = [(f"{derivation.file}:{derivation.line}: claim", e)
+              for e in (derivation.claim.lhs, derivation.claim.rhs)]
+    places += [(f"{step.file}:{step.line}: step {n}", step.expr)
+               for n, step in enumerate(derivation.steps, 1)]
+    for place, expr in places:
+        expr = unfold(sp.sympify(expr), where)
+        for coordinate in expr.atoms(sp.Indexed):
+            if not is_random_coordinate(coordinate):
+                continue
+            if coordinate.base not in model.vectors:
+                return (f"{place}: model {model.name} has no law for the random vector "
+                        f"{coordinate.base} (it knows {', '.join(map(str, model.vectors))})")
+            if len(coordinate.indices) != 1:
+                return (f"{place}: {show(coordinate)} has {len(coordinate.indices)} "
+                        "indices; coordinates of a vector take one")
+        for total in expr.atoms(sp.Sum):
+            for index, lower, upper in total.limits:
+                over_coordinates = any(index in c.indices for c in total.atoms(sp.Indexed)
+                                       if is_random_coordinate(c))
+                if over_coordinates and (lower != 1 or upper != model.dimension) \
+                        and not (lower.is_Integer and upper.is_Integer):
+                    return (f"{place}: the sum over {index} runs from {lower} to {upper}, but "
+                            f"under {model.name} coordinates are indexed 1..{model.dimension}")
+    return None
+
+
 def _names_unknown_rule(step) -> bool:
     try:
         resolve(step.by)
@@ -123,13 +177,23 @@ def _check_under(derivation: Derivation, rules: list, model: Model,
     result = ModelReport(model.name)
     for n, ((previous, step), step_rules) in enumerate(zip(derivation.chain(), rules), 1):
         before, after = unfold(previous, where), unfold(step.expr, where)
-        result.steps.append(StepReport(
-            index=n, rule=" + ".join(step.rule_names), expression=show(step.expr),
-            why=step.why, location=f"{step.file}:{step.line}",
-            rule_check=rule_check(before, after, step_rules, model, derivation.distinct),
-            exact_check=exact_check(before, after, model, derivation.distinct),
-            numeric_check=numeric_check(before, after, model, settings.numeric,
-                                        derivation.distinct)))
+        distinct = derivation.distinct
+
+        def budgeted(check, *args):
+            return within_budget(lambda: check(*args), settings.budget,
+                                 lambda why: Verdict(UNDECIDED, why))
+
+        try:
+            result.steps.append(StepReport(
+                index=n, rule=" + ".join(step.rule_names), expression=show(step.expr),
+                why=step.why, location=f"{step.file}:{step.line}",
+                rule_check=budgeted(rule_check, before, after, step_rules, model, distinct),
+                exact_check=budgeted(exact_check, before, after, model, distinct),
+                numeric_check=budgeted(numeric_check, before, after, model, settings.numeric,
+                                       distinct)))
+        except Exception as error:  # a user's rule or expression raised: name the step
+            raise StepError(f"{step.file}:{step.line}: step {n}: "
+                            f"{type(error).__name__}: {error}") from error
     result.conclusion = _conclusion(derivation, claim)
     return result
 
@@ -151,14 +215,16 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
                  progress: Progress | None = None) -> RunReport:
     """Load every derivation under ``paths`` and check each; bad files become error entries."""
     settings = settings or VerifySettings()
-    run = RunReport()
+    run = RunReport(allow_undecided=settings.allow_undecided)
     pending: list[_PendingSample] = []
     for item in load_paths(paths):
         if isinstance(item, LoadError):
             run.derivations.append(DerivationReport(name=item.file, file=item.file,
                                                     error=f"{item.file}: {item.message}"))
             continue
+        started = time.perf_counter()
         report, samples = _check_steps(item, settings, progress)
+        report.seconds = time.perf_counter() - started
         run.derivations.append(report)
         pending.extend(samples)
     _sample(pending, settings, progress)

@@ -145,6 +145,35 @@ def scaling_table(rows) -> Table:
     return table
 
 
+def mutation_summary(report, console: Console) -> None:
+    """Kill rate by kind of mutation; every equivalent mutant with its justification; every
+    surviving non-equivalent mutant, which is a hole in the checker."""
+    table = Table(title="mutation testing of the checker", title_justify="left",
+                  header_style="bold")
+    for column in ("mutation", "mutants", "killed", "equivalent", "survived"):
+        table.add_column(column)
+    kinds = sorted({r.mutant.kind for r in report.results})
+    for kind in kinds:
+        rows = [r for r in report.results if r.mutant.kind == kind]
+        table.add_row(kind, str(len(rows)), str(sum(r.killed for r in rows)),
+                      str(sum(bool(r.equivalent_because) for r in rows if not r.killed)),
+                      str(sum(not r.killed and not r.equivalent_because for r in rows)))
+    console.print(table)
+    for r in report.equivalent:
+        console.print(Text(f"equivalent: {r.mutant.derivation.name} step {r.mutant.step} "
+                           f"({r.mutant.kind}: {r.mutant.description}): {r.equivalent_because}"),
+                      style="dim", soft_wrap=True)
+    for r in report.survivors:
+        console.print(Text(f"SURVIVED: {r.mutant.derivation.name} step {r.mutant.step} "
+                           f"({r.mutant.kind}: {r.mutant.description})"), style="bold red",
+                      soft_wrap=True)
+    relevant = len(report.results) - len(report.equivalent)
+    console.print(f"kill rate {100 * report.kill_rate:.1f}% of {relevant} "
+                  f"non-equivalent mutants ({len(report.equivalent)} equivalent, "
+                  f"{len(report.survivors)} surviving)",
+                  style="bold green" if not report.survivors else "bold red")
+
+
 def render(run: RunReport, console: Console) -> None:
     console.print(summary_table(run))
     for d in run.derivations:
