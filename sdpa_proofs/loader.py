@@ -8,7 +8,10 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
+from .budget import BudgetExceeded, time_budget
 from .derivation import Derivation
+
+LOAD_BUDGET = 60.0  # seconds to run one derivation file
 
 
 @dataclass
@@ -53,7 +56,10 @@ def load_file(path: Path) -> list[Derivation] | LoadError:
     module = importlib.util.module_from_spec(spec)
     sys.path.insert(0, str(path.parent.resolve()))
     try:
-        exec(code, module.__dict__)
+        with time_budget(LOAD_BUDGET):  # a file that loops forever must not hang the run
+            exec(code, module.__dict__)
+    except BudgetExceeded:
+        return LoadError(str(path), f"loading did not finish within {LOAD_BUDGET:g} s")
     except Exception as error:  # a user's file may raise anything; report it, keep going
         return LoadError(_location_in(path, error), f"{type(error).__name__}: {error}")
     finally:

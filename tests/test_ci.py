@@ -191,3 +191,14 @@ def test_mutation_testing_kills_every_non_equivalent_mutant():
     assert len(report.killed) > 5 * len(report.equivalent)
     for r in report.equivalent:
         assert r.equivalent_because
+
+
+def test_a_file_that_never_finishes_loading_is_bad_input(tmp_path, monkeypatch, capsys):
+    import sdpa_proofs.loader as loader
+
+    monkeypatch.setattr(loader, "LOAD_BUDGET", 1.0)
+    write(tmp_path, "forever.py", "from sdpa_proofs import Derivation\nwhile True:\n    pass\n")
+    write(tmp_path, "good.py", GOOD)
+    assert main(["verify", str(tmp_path), "--no-monte-carlo"]) == 2
+    output = capsys.readouterr()
+    assert "loading did not finish within 1 s" in output.out + output.err
