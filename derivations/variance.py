@@ -6,23 +6,8 @@ and its d(d - 1) off-diagonal terms factor into four means, each zero.
 
 from sympy import Eq, Sum
 
-from sdpa_proofs import (
-    Derivation,
-    E,
-    S,
-    Step,
-    SumOverDistinct,
-    Var,
-    d,
-    dot_product,
-    i,
-    j,
-    k,
-    lemma,
-    q,
-    sigma_k,
-    sigma_q,
-)
+from sdpa_proofs import (Derivation, E, S, Step, SumOverDistinct, Var, d, dot_product, i, j, k,
+                         lemma, q, sigma_k, sigma_q)
 
 derivation = Derivation(
     title="The variance of the dot product grows linearly in d",

@@ -329,77 +329,64 @@ def matching_digits(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, required: i
 
 def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSettings,
                   distinct: frozenset = frozenset()) -> Verdict:
-    """Integrate both sides as written at d in ``settings.dimensions`` and every parameter point."""
+    """Evaluate both sides as written at d in ``settings.dimensions``, every parameter point and
+    every value of the free indices: expectations by exact quadrature against the model's
+    density, identities in the coordinates pointwise at coordinates drawn from the model."""
     before, after = sp.sympify(before), sp.sympify(after)
-    if is_pointwise(before, after):
-        return _pointwise_numeric(before, after, model, settings, distinct)
+    evaluate = _pointwise_pairs if is_pointwise(before, after) else _integrated_pair
     lowest = None
     with mpmath.workdps(settings.dps):
         for dim in settings.dimensions:
             for point in model.parameter_points:
+                substitution = model.concrete(point, dim)
                 for indices in concrete_index_values([before, after], distinct, dim):
-                    substitution = model.concrete(point, dim)
-                    evaluation = _Evaluation(model, substitution, settings.dps)
+                    sides = [concretise(x, substitution, indices) for x in (before, after)]
+                    where = {str(model.dimension): dim,
+                             **{str(k): str(v) for k, v in point.items()},
+                             **{str(k): int(v) for k, v in indices.items()}}
                     try:
-                        lhs = evaluation.value(concretise(before, substitution, indices))
-                        rhs = evaluation.value(concretise(after, substitution, indices))
+                        pairs = list(evaluate(sides, model, substitution, point, dim))
                     except UnsupportedExpression as error:
                         return Verdict(UNDECIDED, f"numeric: {error}")
-                    scale = max(evaluation.scale, abs(lhs), abs(rhs))
-                    digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
-                    lowest = digits if lowest is None else min(lowest, digits)
-                    if digits < settings.digits:
-                        where = {str(model.dimension): dim,
-                                 **{str(s): str(v) for s, v in point.items()},
-                                 **{str(s): int(v) for s, v in indices.items()}}
-                        values = f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}"
-                        return Verdict(FAIL, f"sides differ at {_format_point(where)}: {values}",
-                                       digits=digits,
-                                       counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
-                                                       "rhs": mpmath.nstr(rhs, 25)})
+                    for lhs, rhs, scale, at in pairs:
+                        digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
+                        lowest = digits if lowest is None else min(lowest, digits)
+                        if digits < settings.digits:
+                            return _numeric_counterexample(lhs, rhs, digits, {**where, **at})
     if lowest is None:
         return Verdict(UNDECIDED, "no concrete case to evaluate")
     return Verdict(PASS, digits=lowest)
+
+
+def _integrated_pair(sides, model, substitution, point, dim):
+    """Both sides with every E[.] integrated; scale: the size of the terms involved."""
+    evaluation = _Evaluation(model, substitution, mpmath.mp.dps)
+    lhs, rhs = (evaluation.value(side) for side in sides)
+    yield lhs, rhs, max(evaluation.scale, abs(lhs), abs(rhs)), {}
 
 
 POINTWISE_DRAWS = 3
 
 
-def _pointwise_numeric(before: Expr, after: Expr, model: Model, settings: NumericSettings,
-                       distinct: frozenset) -> Verdict:
-    """Evaluate both sides at coordinates drawn from the model (seeded), derivatives by mpmath's
-    numerical differentiation, not SymPy's: an identity must hold at each point.  Agreement is
-    measured relative to 1 + the size of the values."""
+def _pointwise_pairs(sides, model, substitution, point, dim):
+    """Both sides at coordinates drawn from the model (seeded), derivatives by mpmath's numerical
+    differentiation, not SymPy's; agreement relative to 1 + the size of the values."""
     rng = np.random.default_rng(2026)
-    lowest = None
-    with mpmath.workdps(settings.dps):
-        for dim in settings.dimensions:
-            for point in model.parameter_points:
-                for indices in concrete_index_values([before, after], distinct, dim):
-                    substitution = model.concrete(point, dim)
-                    sides = [concretise(x, substitution, indices) for x in (before, after)]
-                    coordinates = random_coordinates(sides[0]) | random_coordinates(sides[1])
-                    for _ in range(POINTWISE_DRAWS):
-                        draw = model.sample(rng, 1, dim, point)
-                        values = {c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
-                                  for c in coordinates}
-                        lhs, rhs = (pointwise_value(side, values) for side in sides)
-                        scale = 1 + max(abs(lhs), abs(rhs))
-                        digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
-                        lowest = digits if lowest is None else min(lowest, digits)
-                        if digits < settings.digits:
-                            where = {str(model.dimension): dim,
-                                     **{str(k): str(v) for k, v in point.items()},
-                                     **{str(k): int(v) for k, v in indices.items()},
-                                     **{str(c): mpmath.nstr(v, 12) for c, v in values.items()}}
-                            values_text = f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}"
-                            return Verdict(FAIL, f"sides differ at {_format_point(where)}: "
-                                                 f"{values_text}", digits=digits,
-                                           counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
-                                                           "rhs": mpmath.nstr(rhs, 25)})
-    if lowest is None:
-        return Verdict(UNDECIDED, "no concrete case to evaluate")
-    return Verdict(PASS, digits=lowest)
+    coordinates = random_coordinates(sides[0]) | random_coordinates(sides[1])
+    for _ in range(POINTWISE_DRAWS):
+        draw = model.sample(rng, 1, dim, point)
+        values = {c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
+                  for c in coordinates}
+        lhs, rhs = (pointwise_value(side, values) for side in sides)
+        yield lhs, rhs, 1 + max(abs(lhs), abs(rhs)), {str(c): mpmath.nstr(v, 12)
+                                                      for c, v in values.items()}
+
+
+def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
+    values = f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}"
+    return Verdict(FAIL, f"sides differ at {_format_point(where)}: {values}", digits=digits,
+                   counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
+                                   "rhs": mpmath.nstr(rhs, 25)})
 
 
 def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:

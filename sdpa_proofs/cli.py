@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -25,6 +27,16 @@ from .report import finite_row, write_atomically, write_json
 from .runner import VerifySettings, load_paths, verify_paths
 
 DEFAULT_PATH = "derivations"
+
+
+@contextmanager
+def progress_line(errors: Console) -> Iterator[Callable[[str], None]]:
+    """A transient spinner with elapsed time on stderr (only on a terminal); yields the function
+    that says what is being done."""
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
+        task = progress.add_task("starting")
+        yield lambda what: progress.update(task, description=what)
 
 
 def _digits(value: str) -> int:
@@ -135,26 +147,32 @@ def _list(paths: list[str], models: bool, console: Console, errors: Console) -> 
         for name, model in MODELS.items():
             console.print(f"[bold]{name}[/bold]  {model.title}")
         return 0
-    status = 0
+    derivations, status = _load(paths, errors)
+    for item in derivations:
+        console.print(f"[bold]{escape(item.name)}[/bold]  {escape(item.title)}  "
+                      f"({len(item.steps)} steps, {escape(item.file)})")
+    return status
+
+
+def _load(paths: list[str], errors: Console) -> tuple[list, int]:
+    """The derivations under ``paths``; every file that does not load is reported, and makes
+    the status 2 (bad input)."""
+    derivations, status = [], 0
     for item in load_paths(paths):
         if isinstance(item, LoadError):
             errors.print(Text(f"error: {item.file}: {item.message}"), style="red")
             status = 2
         else:
-            console.print(f"[bold]{escape(item.name)}[/bold]  {escape(item.title)}  "
-                          f"({len(item.steps)} steps, {escape(item.file)})")
-    return status
+            derivations.append(item)
+    return derivations, status
 
 
 def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     settings = VerifySettings(numeric=NumericSettings(digits=args.digits), models=args.models,
                               monte_carlo=not args.no_monte_carlo, budget=args.budget,
                               allow_undecided=args.allow_undecided, debug=args.debug)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
-        task = progress.add_task("loading")
-        run = verify_paths(paths, settings,
-                           lambda what: progress.update(task, description=f"checking {what}"))
+    with progress_line(errors) as say:
+        run = verify_paths(paths, settings, lambda what: say(f"checking {what}"))
     from .terminal import render
 
     render(run, console)
@@ -174,11 +192,9 @@ def _growth(models: list[str], output: Path | None, console: Console, errors: Co
     from .terminal import growth_table
 
     rows = []
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
-        task = progress.add_task("sampling")
+    with progress_line(errors) as say:
         for name in models:
-            progress.update(task, description=f"sampling {name}")
+            say(f"sampling {name}")
             rows.extend(growth(MODELS[name]))
     console.print(growth_table(rows))
     if output:
@@ -191,19 +207,9 @@ def _mutate(paths: list[str], console: Console, errors: Console) -> int:
     from .mutation import run_mutation
     from .terminal import mutation_summary
 
-    derivations = []
-    status = 0
-    for item in load_paths(paths):
-        if isinstance(item, LoadError):
-            errors.print(Text(f"error: {item.file}: {item.message}"), style="red")
-            status = 2
-        else:
-            derivations.append(item)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
-        task = progress.add_task("mutating")
-        report = run_mutation(derivations,
-                              progress=lambda what: progress.update(task, description=what))
+    derivations, status = _load(paths, errors)
+    with progress_line(errors) as say:
+        report = run_mutation(derivations, progress=say)
     mutation_summary(report, console)
     return status or (1 if report.survivors else 0)
 
@@ -216,11 +222,9 @@ def _scaling(args, console: Console, errors: Console) -> int:
         errors.print("error: --d, --n need values >= 2 and --samples at least 2", style="red")
         return 2
     rows = []
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                  console=errors, transient=True, disable=not errors.is_terminal) as progress:
-        task = progress.add_task("sampling")
+    with progress_line(errors) as say:
         for name in args.models or DEFAULT_MODELS:
-            progress.update(task, description=f"sampling {name}")
+            say(f"sampling {name}")
             rows.extend(scaling(MODELS[name], args.dims, args.ns, args.samples))
     console.print(scaling_table(rows))
     if args.json:
@@ -250,12 +254,8 @@ def _scaling_json(row) -> dict:
 def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:
     from .latex import document
 
-    status = 0
-    for item in load_paths(paths):
-        if isinstance(item, LoadError):
-            errors.print(Text(f"error: {item.file}: {item.message}"), style="red")
-            status = 2
-            continue
+    derivations, status = _load(paths, errors)
+    for item in derivations:
         target = output / f"{item.name}.tex"
         write_atomically(target, document(item))
         console.print(Text(f"wrote {target}"))

@@ -20,6 +20,7 @@ class LoadError:
 
     file: str
     message: str
+    empty: bool = False  # the file ran fine but defines no Derivation
 
 
 def discover(paths: list[str]) -> tuple[list[Path], list[LoadError]]:
@@ -66,7 +67,7 @@ def load_file(path: Path) -> list[Derivation] | LoadError:
         sys.path.remove(str(path.parent.resolve()))
     found = {id(v): (key, v) for key, v in vars(module).items() if isinstance(v, Derivation)}
     if not found:
-        return LoadError(str(path), "defines no Derivation at module level")
+        return LoadError(str(path), "defines no Derivation at module level", empty=True)
     if len(found) > 1:  # several claims in one file: tell them apart by variable name
         for key, derivation in found.values():
             if derivation.name == path.stem:

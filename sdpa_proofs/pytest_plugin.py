@@ -3,9 +3,10 @@
     pytest derivations/                   # or any folder of derivation files
     pytest derivations/ -k variance -n 2  # selection and pytest-xdist work as usual
 
-A .py file is a derivation file when it mentions ``Derivation`` and is not a test module
-(test_*.py, *_test.py, conftest.py) or a helper (_*.py).  A file that does not load becomes one
-failing item naming the file and line, so the other derivations still run.
+A .py file is a derivation file when it mentions ``Derivation``, is not a test module
+(test_*.py, *_test.py, conftest.py) or a helper (_*.py), and defines Derivation objects when it
+runs.  A file that does not load becomes one failing item naming the file and line, so the other
+derivations still run.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 class DerivationFile(pytest.File):
     def collect(self):
         loaded = load_file(self.path)
+        if isinstance(loaded, LoadError) and loaded.empty:
+            return  # it mentions Derivation but defines none: a helper, not a derivation file
         if isinstance(loaded, LoadError):
             yield BrokenFile.from_parent(self, name=self.path.stem, error=loaded)
             return

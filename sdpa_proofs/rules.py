@@ -131,20 +131,29 @@ class Linearity(Rule):
         return constant * E(random) if constant != 1 else None
 
 
+def _expected_monomial(node: Expr) -> tuple[Expr, dict] | None:
+    """For E[c * prod v^p] with coordinates v: (c, {v: p}); None for any other node."""
+    if not isinstance(node, E):
+        return None
+    constant, random = _random_part(sp.expand(node.args[0]))
+    if isinstance(random, Add) or random.has(*SUMS):
+        return None
+    powers = random.as_powers_dict()
+    if not all(is_random_coordinate(c) and powers[c].is_Integer for c in powers):
+        return None
+    return constant, powers
+
+
 class Independence(Rule):
     name = "independence"
     fact = "E[XY] = E[X]E[Y] for independent X, Y"
     latex = "independence"
 
     def rewrite(self, node, ctx):
-        if not isinstance(node, E):
+        monomial = _expected_monomial(node)
+        if monomial is None:
             return None
-        constant, random = _random_part(sp.expand(node.args[0]))
-        if isinstance(random, Add) or random.has(*SUMS):
-            return None
-        powers = random.as_powers_dict()
-        if not all(is_random_coordinate(c) for c in powers):
-            return None
+        constant, powers = monomial
         groups = self._groups(list(powers), ctx)
         if len(groups) < 2:
             return None
@@ -238,14 +247,10 @@ class Isserlis(Rule):
     latex = "Isserlis' theorem"
 
     def rewrite(self, node, ctx):
-        if not isinstance(node, E):
+        monomial = _expected_monomial(node)
+        if monomial is None:
             return None
-        constant, random = _random_part(sp.expand(node.args[0]))
-        if isinstance(random, Add) or random.has(*SUMS):
-            return None
-        powers = random.as_powers_dict()
-        if not all(is_random_coordinate(c) and powers[c].is_Integer for c in powers):
-            return None
+        constant, powers = monomial
         if not ctx.precondition(ctx.model.is_gaussian,
                                 f"isserlis: the coordinates are not jointly Gaussian under "
                                 f"{ctx.model.name}"):

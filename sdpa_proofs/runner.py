@@ -143,7 +143,7 @@ def mismatch(derivation: Derivation, model: Model) -> str | None:
                for n, step in enumerate(derivation.steps, 1)]
     for place, expr in places:
         expr = unfold(sp.sympify(expr), where)
-        for coordinate in expr.atoms(sp.Indexed):
+        for coordinate in sorted(expr.atoms(sp.Indexed), key=sp.default_sort_key):
             if not is_random_coordinate(coordinate):
                 continue
             if coordinate.base not in model.vectors:

@@ -3,39 +3,18 @@
 import json
 import subprocess
 import sys
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from sources import GOOD, WRONG_STEP, write
 
 from sdpa_proofs.cli import main
 from sdpa_proofs.mutation import run_mutation
 from sdpa_proofs.runner import load_paths
 
 ROOT = Path(__file__).resolve().parent.parent
-GOOD = '''
-from sympy import Eq, Sum
-from sdpa_proofs import Derivation, E, Step, d, i, k, q
-
-mean = Derivation(
-    claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0),
-    models=["independent-normal"],
-    steps=[Step(Sum(E(q[i] * k[i]), (i, 1, d)), "linearity"),
-           Step(Sum(E(q[i]) * E(k[i]), (i, 1, d)), "independence"),
-           Step(0, "zero_mean")])
-'''
-WRONG = '''
-from sympy import Eq
-from sdpa_proofs import Derivation, S, Step, Var, d, dot_product, sigma_k, sigma_q
-
-wrong = Derivation(
-    claim=Eq(Var(S / d), sigma_q**2 * sigma_k**2),
-    where={S: dot_product},
-    models=["independent-normal"],
-    steps=[Step(Var(S) / d, "variance_scaling", "forgot to square 1/d"),
-           Step(sigma_q**2 * sigma_k**2, "algebra")])
-'''
+WRONG = WRONG_STEP.replace('too_big = ', 'wrong = ')
 HANGING = '''
 from sympy import Eq, Sum
 from sdpa_proofs import Derivation, E, Rule, Step, d, i, k, q
@@ -56,11 +35,6 @@ hanging = Derivation(
     steps=[Step(Sum(E(q[i] * k[i]), (i, 1, d)), Ponder())])
 '''
 
-
-def write(folder: Path, name: str, source: str) -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(source))
-    return path
 
 
 def pytest_run(*args, cwd):
@@ -145,7 +119,7 @@ BAD_INPUT = {
                                     "has 2 indices"),
     "vector the model does not know": (GOOD.replace('models=["independent-normal"]',
                                                     'models=["gaussian-logits"]'),
-                                       "has no law for the random vector q"),
+                                       "has no law for the random vector k"),
     "exception inside a step": (GOOD.replace('"zero_mean")', 'Boom())').replace(
         "mean = ", "from sdpa_proofs import Rule\n\nclass Boom(Rule):\n    name = 'boom'\n\n"
                    "    def rewrite(self, node, ctx):\n        return 1 / 0\n\n\nmean = "),

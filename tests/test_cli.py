@@ -3,45 +3,18 @@
 import json
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from sources import GOOD, WRONG_STEP, write
 
 from sdpa_proofs.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = str(ROOT / "derivations")
 
-GOOD = '''
-from sympy import Eq, Sum
-from sdpa_proofs import Derivation, E, Step, d, i, k, q
-
-mean = Derivation(
-    claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0),
-    models=["independent-normal"],
-    steps=[Step(Sum(E(q[i] * k[i]), (i, 1, d)), "linearity"),
-           Step(Sum(E(q[i]) * E(k[i]), (i, 1, d)), "independence"),
-           Step(0, "zero_mean")])
-'''
-
-WRONG_STEP = '''
-from sympy import Eq, Sum
-from sdpa_proofs import Derivation, E, S, Step, Var, d, dot_product, sigma_k, sigma_q
-
-too_big = Derivation(
-    claim=Eq(Var(S / d), sigma_q**2 * sigma_k**2),
-    where={S: dot_product},
-    models=["independent-normal"],
-    steps=[Step(Var(S) / d, "variance_scaling", "forgot to square 1/d"),
-           Step(sigma_q**2 * sigma_k**2, "algebra")])
-'''
 
 
-def write(folder: Path, name: str, source: str) -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(source))
-    return path
 
 
 def run(*args, capsys):

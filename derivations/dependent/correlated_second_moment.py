@@ -7,22 +7,8 @@ that is in E[S]^2, not in the variance (see correlated_variance).
 
 from sympy import Eq, Sum
 
-from sdpa_proofs import (
-                         Derivation,
-                         E,
-                         S,
-                         Step,
-                         SumOverDistinct,
-                         d,
-                         dot_product,
-                         i,
-                         j,
-                         k,
-                         q,
-                         rho,
-                         sigma_k,
-                         sigma_q,
-)
+from sdpa_proofs import (Derivation, E, S, Step, SumOverDistinct, d, dot_product, i, j, k, q, rho,
+                         sigma_k, sigma_q)
 
 sigma2 = sigma_q**2 * sigma_k**2
 

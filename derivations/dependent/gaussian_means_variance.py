@@ -7,10 +7,11 @@ The means add the variance of the linear part m_q'(k - m_k) + m_k'(q - m_q); for
 third-order cross terms vanish.
 """
 
+from _shared import variance_opening
 from sympy import Eq, Sum
 
-from sdpa_proofs import (Derivation, E, S, Sigma_kk, Sigma_qk, Sigma_qq, Step, Var, d,
-                         dot_product, i, j, k, m_k, m_q, q)
+from sdpa_proofs import (Derivation, S, Sigma_kk, Sigma_qk, Sigma_qq, Step, Var, d,
+                         dot_product, i, j, m_k, m_q)
 
 
 def pairing(a, b, mean_a, mean_b):
@@ -36,12 +37,7 @@ derivation = Derivation(
     where={S: dot_product},
     models=["gaussian-means"],
     steps=[
-        Step(E(S**2) - E(S)**2, "second_moment", "$Var(X) = E[X^2] - E[X]^2$"),
-        Step(E(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d), (i, 1, d)))
-             - E(Sum(q[i] * k[i], (i, 1, d)))**2, "expand_square",
-             "the square of a sum is a double sum"),
-        Step(Sum(E(q[i] * k[i] * q[j] * k[j]), (j, 1, d), (i, 1, d))
-             - Sum(E(q[i] * k[i]), (i, 1, d))**2, "linearity", "expectation is linear"),
+        *variance_opening(split=False),
         Step(Sum(fourth, (j, 1, d), (i, 1, d)) - Sum(mean_term, (i, 1, d))**2, "isserlis",
              "Isserlis with means: pairings of $(Cov + \\text{means})$, less $2\\mu^4$"),
         Step(Sum(Sigma_qq[i, j] * Sigma_kk[j, i]

@@ -6,10 +6,11 @@ coordinates are small (off-diagonal entries o(1/sqrt(d)) on average), and like d
 of order one, as under a shared factor.
 """
 
+from _shared import variance_opening
 from sympy import Eq, Sum
 
-from sdpa_proofs import (Derivation, E, S, Sigma_kk, Sigma_qk, Sigma_qq, Step, Var, d,
-                         dot_product, i, j, k, q)
+from sdpa_proofs import (Derivation, S, Sigma_kk, Sigma_qk, Sigma_qq, Step, Var, d,
+                         dot_product, i, j)
 
 derivation = Derivation(
     title="General Gaussian q, k: Var(S) = tr(Sigma_qq Sigma_kk) + tr(Sigma_qk Sigma_qk)",
@@ -18,12 +19,7 @@ derivation = Derivation(
     where={S: dot_product},
     models=["gaussian"],
     steps=[
-        Step(E(S**2) - E(S)**2, "second_moment", "$Var(X) = E[X^2] - E[X]^2$"),
-        Step(E(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d), (i, 1, d)))
-             - E(Sum(q[i] * k[i], (i, 1, d)))**2, "expand_square",
-             "the square of a sum is a double sum"),
-        Step(Sum(E(q[i] * k[i] * q[j] * k[j]), (j, 1, d), (i, 1, d))
-             - Sum(E(q[i] * k[i]), (i, 1, d))**2, "linearity", "expectation is linear"),
+        *variance_opening(split=False),
         Step(Sum(Sigma_qk[i, i] * Sigma_qk[j, j] + Sigma_qq[i, j] * Sigma_kk[i, j]
                  + Sigma_qk[i, j] * Sigma_qk[j, i], (j, 1, d), (i, 1, d))
              - Sum(Sigma_qk[i, i], (i, 1, d))**2, "isserlis",

@@ -5,25 +5,11 @@ Here E[S] = 0, so Var(S) = E[S^2], and yet the variance grows like d^2: what mat
 dependence across coordinates, not correlation between q and k.
 """
 
-from _shared import DIAGONAL_SEPARATE, LINEAR
+from _shared import DIAGONAL_SEPARATE, LINEAR, variance_opening
 from sympy import Eq, Sum
 
-from sdpa_proofs import (
-                         Derivation,
-                         E,
-                         S,
-                         Step,
-                         SumOverDistinct,
-                         Var,
-                         alpha,
-                         beta,
-                         d,
-                         dot_product,
-                         i,
-                         j,
-                         k,
-                         q,
-)
+from sdpa_proofs import (Derivation, S, Step, SumOverDistinct, Var, alpha, beta, d, dot_product,
+                         i, j)
 
 derivation = Derivation(
     title="Independent factors in q and in k: zero mean, yet variance of order d^2",
@@ -31,14 +17,7 @@ derivation = Derivation(
     where={S: dot_product},
     models=["separate-factors"],
     steps=[
-        Step(E(S**2) - E(S)**2, "second_moment", "$Var(X) = E[X^2] - E[X]^2$"),
-        Step(E(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d), (i, 1, d)))
-             - E(Sum(q[i] * k[i], (i, 1, d)))**2, "expand_square",
-             "the square of a sum is a double sum"),
-        Step(Sum(E(q[i]**2 * k[i]**2), (i, 1, d))
-             + SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d)
-             - Sum(E(q[i] * k[i]), (i, 1, d))**2,
-             ["linearity", "split_diagonal"], "diagonal and off-diagonal terms"),
+        *variance_opening(),
         Step(Sum(DIAGONAL_SEPARATE, (i, 1, d)) + SumOverDistinct(alpha**2 * beta**2, i, j, d)
              - Sum(0, (i, 1, d))**2, "isserlis",
              "Gaussian moments: $E[q_i k_i] = 0$; for $i \\neq j$ one pairing through $z$ and "

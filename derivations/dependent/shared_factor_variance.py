@@ -5,25 +5,11 @@ Dependence *across* coordinates (every q_i, k_j loads on z) is what makes the va
 like d^2; then S / sqrt(d) has a variance that grows like d and only S / d stays O(1).
 """
 
-from _shared import DIAGONAL_SAME, LINEAR
+from _shared import DIAGONAL_SAME, LINEAR, variance_opening
 from sympy import Eq, Sum
 
-from sdpa_proofs import (
-                         Derivation,
-                         E,
-                         S,
-                         Step,
-                         SumOverDistinct,
-                         Var,
-                         alpha,
-                         beta,
-                         d,
-                         dot_product,
-                         i,
-                         j,
-                         k,
-                         q,
-)
+from sdpa_proofs import (Derivation, S, Step, SumOverDistinct, Var, alpha, beta, d, dot_product,
+                         i, j)
 
 derivation = Derivation(
     title="A shared factor makes the variance grow like d^2",
@@ -31,14 +17,7 @@ derivation = Derivation(
     where={S: dot_product},
     models=["shared-factor"],
     steps=[
-        Step(E(S**2) - E(S)**2, "second_moment", "$Var(X) = E[X^2] - E[X]^2$"),
-        Step(E(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d), (i, 1, d)))
-             - E(Sum(q[i] * k[i], (i, 1, d)))**2, "expand_square",
-             "the square of a sum is a double sum"),
-        Step(Sum(E(q[i]**2 * k[i]**2), (i, 1, d))
-             + SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d)
-             - Sum(E(q[i] * k[i]), (i, 1, d))**2,
-             ["linearity", "split_diagonal"], "diagonal and off-diagonal terms"),
+        *variance_opening(),
         Step(Sum(DIAGONAL_SAME, (i, 1, d)) + SumOverDistinct(3 * alpha**2 * beta**2, i, j, d)
              - Sum(alpha * beta, (i, 1, d))**2, "isserlis",
              "Gaussian moments: for $i \\neq j$, three pairings through $z$ each give "

@@ -2,22 +2,8 @@
 
 from sympy import Eq, Sum
 
-from sdpa_proofs import (
-                         Derivation,
-                         E,
-                         S,
-                         Step,
-                         d,
-                         dot_product,
-                         i,
-                         k,
-                         mu_k,
-                         mu_q,
-                         q,
-                         rho,
-                         sigma_k,
-                         sigma_q,
-)
+from sdpa_proofs import (Derivation, E, S, Step, d, dot_product, i, k, mu_k, mu_q, q, rho, sigma_k,
+                         sigma_q)
 
 derivation = Derivation(
     title="With non-zero means the mean of the dot product is d (Cov + product of means)",

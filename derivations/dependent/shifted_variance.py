@@ -7,27 +7,11 @@ still linear in d, while E[S] = d (rho sigma_q sigma_k + mu_q mu_k) makes E[S^2]
 Trained models have sizeable means, so this is the realistic per-coordinate case.
 """
 
+from _shared import variance_opening
 from sympy import Eq, Sum
 
-from sdpa_proofs import (
-                         Derivation,
-                         E,
-                         S,
-                         Step,
-                         SumOverDistinct,
-                         Var,
-                         d,
-                         dot_product,
-                         i,
-                         j,
-                         k,
-                         mu_k,
-                         mu_q,
-                         q,
-                         rho,
-                         sigma_k,
-                         sigma_q,
-)
+from sdpa_proofs import (Derivation, S, Step, SumOverDistinct, Var, d, dot_product, i, j, mu_k,
+                         mu_q, rho, sigma_k, sigma_q)
 
 pair_mean = rho * sigma_q * sigma_k + mu_q * mu_k  # E[q_i k_i]
 pair_square = (mu_q**2 * mu_k**2 + mu_k**2 * sigma_q**2 + mu_q**2 * sigma_k**2
@@ -41,14 +25,7 @@ derivation = Derivation(
     where={S: dot_product},
     models=["correlated-normal-means"],
     steps=[
-        Step(E(S**2) - E(S)**2, "second_moment", "$Var(X) = E[X^2] - E[X]^2$"),
-        Step(E(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d), (i, 1, d)))
-             - E(Sum(q[i] * k[i], (i, 1, d)))**2, "expand_square",
-             "the square of a sum is a double sum"),
-        Step(Sum(E(q[i]**2 * k[i]**2), (i, 1, d))
-             + SumOverDistinct(E(q[i] * k[i] * q[j] * k[j]), i, j, d)
-             - Sum(E(q[i] * k[i]), (i, 1, d))**2,
-             ["linearity", "split_diagonal"], "diagonal and off-diagonal terms"),
+        *variance_opening(),
         Step(Sum(pair_square, (i, 1, d)) + SumOverDistinct(pair_mean**2, i, j, d)
              - Sum(pair_mean, (i, 1, d))**2, "isserlis",
              "Gaussian moments with means; distinct pairs are independent"),

@@ -10,24 +10,8 @@ right: see dependent/shared_factor_variance.py.
 
 from sympy import Eq, Sum
 
-from sdpa_proofs import (
-                         Derivation,
-                         E,
-                         S,
-                         Step,
-                         SumOverDistinct,
-                         Var,
-                         d,
-                         dot_product,
-                         i,
-                         j,
-                         k,
-                         lemma,
-                         q,
-                         rho,
-                         sigma_k,
-                         sigma_q,
-)
+from sdpa_proofs import (Derivation, E, S, Step, SumOverDistinct, Var, d, dot_product, i, j, k,
+                         lemma, q, rho, sigma_k, sigma_q)
 
 sigma2 = sigma_q**2 * sigma_k**2
 
