@@ -143,11 +143,18 @@ def test_matching_digits():
 
 
 def test_numeric_check_needs_the_digits_it_is_asked_for(normal):
+    """25 agreeing digits: undecided when 30 are asked for (never passed), a pass at 20; a
+    difference in the third digit is a failure with a counterexample."""
     tiny = 1 + Rational(1, 10**25)
-    assert numeric_check(Var(S), d * sigma_q**2 * sigma_k**2 * tiny, normal,
-                         NumericSettings(digits=30)).status == "fail"
+    short = numeric_check(Var(S), d * sigma_q**2 * sigma_k**2 * tiny, normal,
+                          NumericSettings(digits=30))
+    assert short.status == "undecided" and "30 required" in short.reason
+    assert 24 < short.digits < 26
     assert numeric_check(Var(S), d * sigma_q**2 * sigma_k**2 * tiny, normal,
                          NumericSettings(digits=20)).status == "pass"
+    off = numeric_check(Var(S), d * sigma_q**2 * sigma_k**2 * Rational(1001, 1000), normal,
+                        NumericSettings(digits=30))
+    assert off.status == "fail" and off.counterexample["d"] == 1
 
 
 def test_non_polynomial_integrand_is_undecided_never_passed(normal):
