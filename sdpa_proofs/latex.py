@@ -34,6 +34,14 @@ class ProofPrinter(LatexPrinter):
     def _print_SD(self, expr: Expr, exp: str | None = None) -> str:
         return self._moment(r"\operatorname{sd}\mathopen{}\left(%s\right)", expr, exp)
 
+    def _print_Indexed(self, expr: Expr) -> str:
+        """Entries of named matrices as (Sigma_{qk})_{ij}; coordinates as q_i."""
+        base = self._print(expr.base.label)
+        indices = " ".join(self._print(i) for i in expr.indices)
+        if "_" in expr.base.label.name:
+            return r"\left(%s\right)_{%s}" % (base, indices)
+        return r"{%s}_{%s}" % (base, indices)
+
     def _print_Cov(self, expr: Expr, exp: str | None = None) -> str:
         x, y = (self._print(a) for a in expr.args)
         printed = r"\operatorname{Cov}\mathopen{}\left(%s, %s\right)" % (x, y)
@@ -138,7 +146,8 @@ def document(derivation: Derivation, report: DerivationReport | None = None) -> 
         rf"\section*{{{text(derivation.title or derivation.name)}}}",
         r"\paragraph{Assumptions.} The claim is asserted under each of these models:",
         r"\begin{itemize}", *assumptions, r"\end{itemize}",
-        rf"\paragraph{{Claim.}} \[ {claim} \]{_definitions(derivation)}{distinct}.",
+        rf"\paragraph{{Claim.}} \[ {claim} \]{_definitions(derivation)}{distinct}"
+        + ("." if derivation.where or derivation.distinct else ""),
         r"\paragraph{Proof.}",
         _aligned(derivation, "alignat*"),
         text(derivation.notes),
