@@ -210,10 +210,19 @@ class SecondMoment(Rule):
     latex = r"$\mathbb{E}[X^2] = \operatorname{Var}(X) + \mathbb{E}[X]^2$"
 
     def rewrite(self, node, ctx):
-        if isinstance(node, E) and isinstance(node.args[0], Pow) and node.args[0].exp == 2:
-            x = node.args[0].base
-            return Var(x) + E(x) ** 2
-        return None
+        """E[c X^2] -> c (Var(X) + E[X]^2), whichever way SymPy arranged the square: it turns
+        (S / sqrt(d))^2 into S^2 / d, so X is read off the even powers of the random part."""
+        if not isinstance(node, E):
+            return None
+        constant, random = _random_part(node.args[0])
+        powers = random.as_powers_dict()
+        if random == 1 or not all(p.is_Integer and p > 0 and p % 2 == 0
+                                  for p in powers.values()):
+            return None
+        x = Mul(*(base ** (p // 2) for base, p in powers.items()))
+        if constant.is_positive:  # E[(sqrt(c) X)^2]: keep the constant with X, as written
+            x, constant = sp.sqrt(constant) * x, sp.S.One
+        return constant * (Var(x) + E(x) ** 2)
 
 
 class VarianceDefinition(Rule):

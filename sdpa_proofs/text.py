@@ -60,11 +60,16 @@ class TextPrinter(StrPrinter):
     def _print_Cov(self, expr: Expr) -> str:
         return "Cov({}, {})".format(*(self._print(a) for a in expr.args))
 
+    def _base(self, base: Expr) -> str:
+        """A power's base, in parentheses unless it is a single symbol, entry or moment."""
+        printed = self.parenthesize(base, 60)
+        return f"({printed})" if printed.startswith("Σ") else printed
+
     def _print_Pow(self, expr: Pow, rational: bool = False) -> str:
         if expr.exp.is_Integer and expr.exp > 1:
-            return self.parenthesize(expr.base, 60) + str(int(expr.exp)).translate(_SUPERSCRIPTS)
+            return self._base(expr.base) + str(int(expr.exp)).translate(_SUPERSCRIPTS)
         if expr.exp == 1 / 2 or str(expr.exp) == "1/2":
-            return f"√{self.parenthesize(expr.base, 60)}"
+            return f"√{self._base(expr.base)}"
         return super()._print_Pow(expr, rational)
 
     def _print_Mul(self, expr: Mul) -> str:

@@ -199,3 +199,12 @@ def test_a_lemma_about_generic_indices_must_hold_when_they_coincide(normal):
 def test_algebra_does_not_assume_expectations_are_positive(normal):
     assert check(sqrt(E(q[1])**2), E(q[1]), "algebra", normal).status != "pass"
     assert check(sqrt(Var(q[1])**2), Var(q[1]), "algebra", normal).status == "pass"
+
+
+def test_second_moment_whichever_way_sympy_writes_the_square(normal):
+    """SymPy turns E[(S / sqrt(d))^2] into E[S^2 / d]; the rule still reads X = S / sqrt(d)."""
+    t = dot_product / sqrt(d)
+    assert check(Var(t), E(t**2) - E(t)**2, "second_moment", normal).status == "pass"
+    assert check(Var(t), E(t**2), "second_moment", normal).status == "fail"
+    assert check(E(q[1]**2 * k[1]**2), Var(q[1] * k[1]) + E(q[1] * k[1])**2, "second_moment",
+                 normal).status == "pass"
