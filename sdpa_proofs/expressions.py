@@ -6,8 +6,6 @@ own ever rewrites them, so each probabilistic step has to be justified by a name
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import sympy as sp
 from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 
@@ -158,12 +156,6 @@ def index_symbols(expr: Expr) -> set:
     for arg in expr.args:
         found |= index_symbols(arg)
     return found
-
-
-def walk(expr: Expr) -> Iterator[Expr]:
-    yield expr
-    for arg in expr.args:
-        yield from walk(arg)
 
 
 def moment_atoms(expr: Expr) -> set[Expr]:

@@ -10,7 +10,7 @@ from sympy.printing.latex import LatexPrinter
 
 from .derivation import Derivation
 from .report import DerivationReport
-from .rules import RULES, Rule, resolve
+from .rules import resolve
 from .text import in_reading_order
 
 
@@ -155,4 +155,4 @@ def document(derivation: Derivation, report: DerivationReport | None = None) -> 
         r"\end{document}", ""])
 
 
-__all__ = ["ProofPrinter", "to_latex", "document", "derivation_math", "RULES", "Rule"]
+__all__ = ["ProofPrinter", "to_latex", "document", "derivation_math"]
