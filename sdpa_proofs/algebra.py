@@ -21,6 +21,7 @@ from .expressions import (
     SumOverDistinct,
     Var,
     bound_indices,
+    rebind,
     symmetric_order,
 )
 
@@ -46,14 +47,8 @@ def _distribute(expr: Expr) -> Expr:
             # any occurrence, not just subscripts or free symbols: in sum_i i*q_i the factor i,
             # and in sum_j d/dz_j f the derivative (whose variable SymPy counts as bound), stay
             (inside if factor.has(*bound) else outside).append(factor)
-        rebuilt.append(Mul(*outside) * _resum(expr, Mul(*inside)))
+        rebuilt.append(Mul(*outside) * rebind(expr, Mul(*inside)))
     return Add(*rebuilt)
-
-
-def _resum(template: Expr, body: Expr) -> Expr:
-    if isinstance(template, SumOverDistinct):
-        return SumOverDistinct(body, *template.indices, template.upper)
-    return Sum(body, *template.limits)
 
 
 def _canonical_index(depth: int) -> Symbol:

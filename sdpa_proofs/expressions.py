@@ -109,6 +109,13 @@ class SumOverDistinct(Expr):
 SUMS = (Sum, SumOverDistinct)
 
 
+def rebind(template: Expr, body: Expr) -> Expr:
+    """A sum with the same bound indices and range as ``template`` around a new ``body``."""
+    if isinstance(template, SumOverDistinct):
+        return SumOverDistinct(body, *template.indices, template.upper)
+    return Sum(body, *template.limits)
+
+
 def is_random_coordinate(expr: Expr) -> bool:
     return isinstance(expr, Indexed) and isinstance(expr.base, RandomVector)
 

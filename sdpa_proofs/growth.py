@@ -22,7 +22,7 @@ from .montecarlo import (
     NOT_APPLICABLE,
     T_95,
     TOLERANCE_SE,
-    _draw,
+    draw_samples,
     samples_for,
     vector_values,
 )
@@ -68,7 +68,7 @@ def growth(model: Model, dims=DIMENSIONS, seed: int = 2026,
     estimates = {name: [] for name in STATISTICS}
     for dim in dims:
         n = samples_for(dim, budget)
-        arrays = _draw(model, dim, tuple(sorted(point.items(), key=str)), n, seed)
+        arrays = draw_samples(model, dim, point, n, seed)
         samples = vector_values(dot_product.xreplace({model.dimension: sp.Integer(dim)}),
                                 arrays, dim)
         for name, statistic in STATISTICS.items():

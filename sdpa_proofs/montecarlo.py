@@ -94,6 +94,11 @@ def _statistic(atom: Expr, values: list[np.ndarray], batch: slice) -> float:
     return variance if isinstance(atom, Var) else float(np.sqrt(variance))
 
 
+def draw_samples(model: Model, dim: int, point: dict, n: int, seed: int) -> dict:
+    """n seeded draws of the model's vectors at dimension ``dim``, cached for the next claim."""
+    return _draw(model, dim, tuple(sorted(point.items(), key=str)), n, seed)
+
+
 @lru_cache(maxsize=len(DIMENSIONS))  # one model's samples at a time
 def _draw(model: Model, dim: int, point_key: tuple, n: int, seed: int) -> dict:
     rng = np.random.default_rng([seed, dim])
@@ -120,7 +125,7 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
     results = []
     for dim in dims:
         n = samples_for(dim, budget)
-        arrays = _draw(model, dim, tuple(sorted(point.items(), key=str)), n, seed)
+        arrays = draw_samples(model, dim, point, n, seed)
         concrete = {model.dimension: sp.Integer(dim), **point}
         try:
             values = [[_as_samples(vector_values(x.xreplace(concrete), arrays, dim), n)

@@ -9,7 +9,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .checks import FAIL, PASS, UNDECIDED, Verdict
+from .checks import FAIL, PASS, UNDECIDED, Verdict, combine
 from .montecarlo import MonteCarloResult
 
 VERIFIED, FAILED, ERROR = "verified", "failed", "error"
@@ -30,8 +30,6 @@ class StepReport:
 
     @property
     def symbolic(self) -> Verdict:
-        from .checks import combine
-
         return combine(self.rule_check, self.exact_check)
 
     @property
@@ -103,8 +101,6 @@ class DerivationReport:
     def worst_step(self, index: int, aspect: str) -> Verdict:
         """The weakest verdict on step ``index`` over all models (``aspect``: "symbolic" or
         "numeric_check")."""
-        from .checks import combine
-
         return combine(*(getattr(m.steps[index], aspect) for m in self.models))
 
     @property

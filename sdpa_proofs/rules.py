@@ -26,6 +26,7 @@ from .expressions import (
     is_deterministic,
     is_random_coordinate,
     random_coordinates,
+    rebind,
     unfold,
 )
 from .indexing import UnsupportedExpression
@@ -123,10 +124,8 @@ class Linearity(Rule):
             return x
         if isinstance(x, Add):
             return Add(*(E(t) for t in x.args))
-        if isinstance(x, Sum):
-            return Sum(E(x.function), *x.limits)
-        if isinstance(x, SumOverDistinct):
-            return SumOverDistinct(E(x.function), *x.indices, x.upper)
+        if isinstance(x, SUMS):
+            return rebind(x, E(x.function))
         constant, random = _random_part(x)
         return constant * E(random) if constant != 1 else None
 
@@ -303,12 +302,6 @@ class VarianceScaling(Rule):
         return constant ** 2 * Var(random) if constant != 1 else None
 
 
-def _rebind(template: Expr, body: Expr) -> Expr:
-    if isinstance(template, SumOverDistinct):
-        return SumOverDistinct(body, *template.indices, template.upper)
-    return Sum(body, *template.limits)
-
-
 def _fresh_copy(s: Expr) -> Expr:
     renaming = {v: Dummy(v.name, integer=True, positive=True) for v in bound_indices(s)}
     if isinstance(s, SumOverDistinct):
@@ -337,7 +330,7 @@ class ExpandSquare(Rule):
         body = Mul(*(f for f in factors if not isinstance(f, SUMS))) * \
             Mul(*(c.function for c in copies))
         for c in reversed(copies):
-            body = _rebind(c, body)
+            body = rebind(c, body)
         return body
 
 
