@@ -5,10 +5,11 @@ checks every step by rule, by exact moments for symbolic d, and by high-precisio
 and backs the claim by Monte Carlo.
 """
 
+from .bounds import BoundRule
 from .checks import NumericSettings, Verdict, exact_check, numeric_check, rule_check
 from .derivation import Derivation, Step
 from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
-from .expressions import SD, Cov, E, RandomVector, SumOverDistinct, SymmetricMatrix, Var
+from .expressions import SD, Cov, E, MaxOver, RandomVector, SumOverDistinct, SymmetricMatrix, Var
 from .models import (
                      DEPENDENT,
                      INDEPENDENT,
@@ -38,14 +39,31 @@ from .moments import ExactEvaluator
 from .report import RunReport
 from .rules import RULES, Rule, lemma
 from .runner import VerifySettings, verify_derivation, verify_paths
-from .symbols import S, d, dot_product, i, j, k, m, n, q, s, sigma_k, sigma_q, softmax_p, z
+from .symbols import (
+    S,
+    d,
+    dot_product,
+    i,
+    j,
+    k,
+    l,
+    m,
+    n,
+    p_max,
+    q,
+    s,
+    sigma_k,
+    sigma_q,
+    softmax_p,
+    z,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Derivation", "Step", "E", "Var", "SD", "Cov", "SumOverDistinct", "RandomVector", "lemma",
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
-    "z", "n", "s", "m", "softmax_p",
+    "z", "n", "s", "m", "l", "softmax_p", "p_max", "MaxOver", "BoundRule",
     "Model", "LatentLinearModel", "Latent", "independent", "aligned", "correlated",
     "shared_factor", "INDEPENDENT", "DEPENDENT", "MODELS", "get_model",
     "rho", "mu_q", "mu_k", "alpha", "beta", "GaussianMatrixModel", "gaussian",

@@ -18,6 +18,7 @@ from .expressions import (
     MOMENT_FUNCTIONS,
     SD,
     SUMS,
+    MaxOver,
     SumOverDistinct,
     Var,
     bound_indices,
@@ -67,6 +68,11 @@ def rename_bound(expr: Expr, depth: int = 0) -> Expr:
             rename_bound(expr.function.xreplace({i: x, j: y}), depth + 2), a, b, expr.upper))
             for x, y in ((a, b), (b, a))]
         return min(options, key=sp.srepr)
+    if isinstance(expr, MaxOver):
+        (index, lower, upper), = expr.limits
+        name = _canonical_index(depth)
+        return MaxOver(rename_bound(expr.function.xreplace({index: name}), depth + 1),
+                       (name, lower, upper))
     if not expr.args:
         return expr
     return expr.func(*(rename_bound(a, depth) for a in expr.args))
@@ -112,8 +118,8 @@ def _map_moment_args(expr: Expr, f) -> Expr:
 
 
 def opaque_atoms(expr: Expr) -> set[Expr]:
-    """Moment atoms and sums: what a numerical probe treats as unknowns."""
-    if isinstance(expr, MOMENT_FUNCTIONS + SUMS):
+    """Moment atoms, sums and maxima: what a numerical probe treats as unknowns."""
+    if isinstance(expr, MOMENT_FUNCTIONS + SUMS + (MaxOver,)):
         return {expr}
     found: set = set()
     for arg in expr.args:

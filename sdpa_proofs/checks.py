@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import mpmath
@@ -20,11 +21,14 @@ import sympy as sp
 from sympy import Derivative, Expr, Indexed
 
 from .algebra import algebraically_equal, canonical, differs_somewhere, readable, simplifies_to_zero
+from .bounds import bound_check, sign_verdict
 from .expressions import (
+    BINDERS,
     MOMENT_FUNCTIONS,
     SUMS,
     Cov,
     E,
+    MaxOver,
     Var,
     bound_indices,
     index_symbols,
@@ -43,36 +47,17 @@ from .rules import (
     rewrite_everywhere,
 )
 from .text import show
-
-PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
-
-
-@dataclass
-class Verdict:
-    status: str
-    reason: str = ""
-    digits: float | None = None
-    counterexample: dict | None = None
-
-    @property
-    def passed(self) -> bool:
-        return self.status == PASS
-
-
-def combine(*verdicts: Verdict) -> Verdict:
-    """The weakest of several verdicts: any fail fails, else any undecided is undecided."""
-    for status in (FAIL, UNDECIDED):
-        for v in verdicts:
-            if v.status == status:
-                return v
-    return Verdict(PASS, digits=min((v.digits for v in verdicts if v.digits is not None),
-                                    default=None))
+from .verdicts import FAIL, PASS, UNDECIDED, Verdict, combine
 
 
 def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
-               distinct: frozenset = frozenset()) -> Verdict:
-    """Does rewriting with ``rules`` (everywhere, to a fixpoint) make the two sides equal?"""
+               distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
+    """Does rewriting with ``rules`` (everywhere, to a fixpoint) make the two sides equal?  For
+    an inequality: do the rules' bounds, used where they move the whole the right way, lead
+    from one side to the other (see :mod:`sdpa_proofs.bounds`)?"""
     before, after = sp.sympify(before), sp.sympify(after)
+    if relation != "=":
+        return bound_check(before, after, relation, rules, Context(model, distinct))
     strict = Context(model, distinct, strict=True)
     reached = rewrite_everywhere(before, rules, strict)
     target = rewrite_everywhere(after, rules, strict)
@@ -92,9 +77,11 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
 
 
 def exact_check(before: Expr, after: Expr, model: Model,
-                distinct: frozenset = frozenset()) -> Verdict:
+                distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     before, after = sp.sympify(before), sp.sympify(after)
+    if relation != "=":
+        return _exact_inequality(before, after, model, distinct, relation)
     if is_pointwise(before, after):
         return _pointwise_exact(before, after, model, distinct)
     cases = exact_cases(before, after, model, distinct)
@@ -147,6 +134,78 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                 return Verdict(FAIL, f"the sides differ at {_format_point(where)}",
                                counterexample={"exact": True, **where})
     return Verdict(UNDECIDED, f"could not show {show(forms[0])} = {show(forms[1])}")
+
+
+def _exact_inequality(before: Expr, after: Expr, model: Model, distinct: frozenset,
+                      relation: str) -> Verdict:
+    """The sign of the difference of the exact forms (pointwise normal forms, or closed moments
+    for symbolic d) by interval arithmetic; failing that, a search for a counterexample in
+    exact arithmetic at concrete dimensions.  The proof for every dimension is then the rule
+    check's, and the reason says so."""
+    context = Context(model, distinct)
+    if is_pointwise(before, after):
+        forms = [pointwise_normal_form(x, model, distinct) for x in (before, after)]
+        cases = [({}, *forms)]
+    else:
+        try:
+            cases = list(exact_cases(before, after, model, distinct))
+        except UnsupportedExpression as error:
+            return Verdict(UNDECIDED, f"exact engine: {error}")
+    if all(sign_verdict(lhs, rhs, relation, context).passed for _, lhs, rhs in cases):
+        return Verdict(PASS, "the exact difference has the right sign for every dimension "
+                             "(interval arithmetic)")
+    return _search_counterexample(cases, model, distinct, relation)
+
+
+EXACT_DIMENSIONS = (2, 3, 4)
+
+
+def _search_counterexample(cases: list, model: Model, distinct: frozenset,
+                           relation: str) -> Verdict:
+    """Evaluate the exact forms at concrete dimensions, with coordinates z = log r for rational
+    r (so e^z is exact) at ties, near one-hot points and random points, and parameters at the
+    model's points; any point where the relation fails refutes the step."""
+    want = 1 if relation in ("<=", "<") else -1
+    tried = 0
+    for dim in EXACT_DIMENSIONS:
+        for _, lhs, rhs in cases:
+            for indices in concrete_index_values([lhs, rhs], distinct, dim):
+                for point in model.parameter_points:
+                    substitution = model.concrete(point, dim)
+                    difference = want * (concretise(rhs, substitution, indices)
+                                         - concretise(lhs, substitution, indices))
+                    for values in _exact_points(sorted(random_coordinates(difference),
+                                                       key=sp.default_sort_key)):
+                        value = sp.N(difference.xreplace(values), 60)
+                        tried += 1
+                        if not value.is_number or not value.is_comparable:
+                            return Verdict(UNDECIDED, f"could not evaluate {show(difference)}")
+                        if value < 0 or (relation in ("<", ">") and value == 0):
+                            where = {str(model.dimension): dim,
+                                     **{str(k): str(v) for k, v in point.items()},
+                                     **{str(k): int(v) for k, v in indices.items()},
+                                     **{f"exp({c})": str(sp.exp(v)) for c, v in values.items()}}
+                            return Verdict(FAIL, f"the relation fails at {_format_point(where)}: "
+                                                 f"the sides differ by {sp.N(value, 12)}",
+                                           counterexample={"exact": True, **where})
+    return Verdict(PASS, f"no counterexample at {tried} exact points "
+                         f"(dimensions {', '.join(map(str, EXACT_DIMENSIONS))}: ties, near "
+                         "one-hot, random); for every dimension the rule check is the proof")
+
+
+def _exact_points(coordinates: list) -> Iterator[dict]:
+    """Coordinates log r with r rational: all equal, one or two far ahead, and random."""
+    if not coordinates:
+        yield {}
+        return
+    rng = random.Random(20261129)
+    count = len(coordinates)
+    ratios = [[1] * count, [10**6] + [1] * (count - 1), [1] * (count - 1) + [10**6],
+              [10**6, 10**6] + [1] * (count - 2) if count > 1 else [3]]
+    ratios += [[sp.Rational(rng.randint(1, 60), rng.randint(1, 60)) for _ in coordinates]
+               for _ in range(3)]
+    for row in ratios:
+        yield {c: sp.log(sp.Rational(r)) for c, r in zip(coordinates, row)}
 
 
 def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str) -> Verdict:
@@ -275,7 +334,7 @@ def expand_sums(expr: Expr) -> Expr:
             terms = [t.xreplace({index: sp.Integer(v)}) for t in terms
                      for v in range(int(lower), int(upper) + 1)]
         return sp.Add(*terms)
-    return sp.sympify(expr.doit(deep=False)) if isinstance(expr, SUMS) else expr
+    return sp.sympify(expr.doit(deep=False)) if isinstance(expr, BINDERS) else expr
 
 
 def concretise(expr: Expr, substitution: dict, indices: dict | None = None) -> Expr:
@@ -290,12 +349,12 @@ def substitute_free(expr: Expr, values: dict) -> Expr:
     """xreplace for the free occurrences only: a sum's own index keeps its name inside it."""
     if not values or not expr.args:
         return values.get(expr, expr) if not expr.args else expr
-    if isinstance(expr, SUMS):
+    if isinstance(expr, BINDERS):
         inner = {k: v for k, v in values.items() if k not in bound_indices(expr)}
-        if isinstance(expr, sp.Sum):
+        if isinstance(expr, (sp.Sum, MaxOver)):
             limits = [(var, substitute_free(lo, values), substitute_free(hi, values))
                       for var, lo, hi in expr.limits]
-            return sp.Sum(substitute_free(expr.function, inner), *limits)
+            return expr.func(substitute_free(expr.function, inner), *limits)
         return expr.func(substitute_free(expr.function, inner), *expr.indices,
                          substitute_free(expr.upper, values))
     return expr.func(*(substitute_free(a, values) for a in expr.args))
@@ -328,7 +387,7 @@ def matching_digits(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, required: i
 
 
 def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSettings,
-                  distinct: frozenset = frozenset()) -> Verdict:
+                  distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
     """Evaluate both sides as written at d in ``settings.dimensions``, every parameter point and
     every value of the free indices: expectations by exact quadrature against the model's
     density, identities in the coordinates pointwise at coordinates drawn from the model."""
@@ -349,6 +408,12 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                     except UnsupportedExpression as error:
                         return Verdict(UNDECIDED, f"numeric: {error}")
                     for lhs, rhs, scale, at in pairs:
+                        if relation != "=":
+                            verdict = _inequality_at(lhs, rhs, scale, relation, settings,
+                                                     {**where, **at})
+                            if not verdict.passed:
+                                return verdict
+                            continue
                         digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
                         lowest = digits if lowest is None else min(lowest, digits)
                         if digits < DIFFERENT_BELOW:
@@ -357,9 +422,30 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                             return Verdict(UNDECIDED, f"only {digits:.1f} significant digits "
                                            f"agree at {_format_point({**where, **at})}, "
                                            f"{settings.digits} required", digits=digits)
+    if relation != "=":
+        return Verdict(PASS, "holds at every point evaluated")
     if lowest is None:
         return Verdict(UNDECIDED, "no concrete case to evaluate")
     return Verdict(PASS, digits=lowest)
+
+
+def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
+                   where: dict) -> Verdict:
+    """lhs relation rhs at one point.  A violation larger than the working precision can
+    explain refutes; equality within the required digits satisfies <= but not <; in between
+    is undecided."""
+    margin = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
+    tolerance = scale * mpmath.mpf(10) ** -settings.digits
+    if margin > tolerance or (margin >= -tolerance and relation in ("<=", ">=")):
+        return Verdict(PASS)
+    if margin < -scale * mpmath.mpf(10) ** -DIFFERENT_BELOW or relation in ("<", ">"):
+        symbol = {"<=": "≤", "<": "<", ">=": "≥", ">": ">"}[relation]
+        values = f"{mpmath.nstr(lhs, 20)} {symbol} {mpmath.nstr(rhs, 20)} is false"
+        return Verdict(FAIL, f"at {_format_point(where)}: {values}",
+                       counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
+                                       "rhs": mpmath.nstr(rhs, 25)})
+    return Verdict(UNDECIDED, f"at {_format_point(where)} the sides differ by "
+                              f"{mpmath.nstr(margin, 5)}, too little to tell at this precision")
 
 
 def _integrated_pair(sides, model, substitution, point, dim):
@@ -370,20 +456,26 @@ def _integrated_pair(sides, model, substitution, point, dim):
 
 
 POINTWISE_DRAWS = 3
+POINTWISE_SCALES = (8, mpmath.mpf(1) / 8)
 # Quadrature here is exact, so two sides that agree to fewer than this many digits at 45-digit
 # working precision differ; between this and the required digits the check is undecided.
 DIFFERENT_BELOW = 10
 
 
 def _pointwise_pairs(sides, model, substitution, point, dim):
-    """Both sides at coordinates drawn from the model (seeded), derivatives by mpmath's numerical
+    """Both sides at coordinates drawn from the model (seeded), also stretched and shrunk (for a
+    softmax: near one-hot and near uniform) and at a tie; derivatives by mpmath's numerical
     differentiation, not SymPy's; agreement relative to 1 + the size of the values."""
     rng = np.random.default_rng(2026)
     coordinates = random_coordinates(sides[0]) | random_coordinates(sides[1])
+    draws = []
     for _ in range(POINTWISE_DRAWS):
         draw = model.sample(rng, 1, dim, point)
-        values = {c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
-                  for c in coordinates}
+        draws.append({c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
+                      for c in coordinates})
+    stretched = [{c: v * scale for c, v in draws[0].items()} for scale in POINTWISE_SCALES]
+    tie = {c: mpmath.mpf(1) / 3 for c in coordinates}
+    for values in draws + stretched + [tie]:
         lhs, rhs = (pointwise_value(side, values) for side in sides)
         yield lhs, rhs, 1 + max(abs(lhs), abs(rhs)), {str(c): mpmath.nstr(v, 12)
                                                       for c, v in values.items()}

@@ -10,7 +10,9 @@ is written
     Derivation(claim=Eq(lhs, rhs), steps=[Step(e_1, "rule_1", "why"), Step(e_2, ...), ...])
 
 and holds when every step follows from the one before by its rules and the last is the claim's
-right-hand side.
+right-hand side.  As in ``calc``, a step may carry ``≤`` or ``≥`` instead of ``=``
+(``Step(e, "sum_at_least_max", rel="<=")``); the chain then proves the composed relation, which
+must give the claim's (an ``Le``, ``Ge``, ``Lt`` or ``Gt`` instead of ``Eq``).
 """
 
 from __future__ import annotations
@@ -21,12 +23,42 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import sympy as sp
-from sympy import Eq, Expr
+from sympy import Eq, Expr, Ge, Gt, Le, Lt
 
 from .models import INDEPENDENT, Model, get_model
 from .rules import Rule
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+
+CLAIMS = {"=": Eq, "<=": Le, "<": Lt, ">=": Ge, ">": Gt}
+_SPELLINGS = {"==": "=", "≤": "<=", "≥": ">=", "=<": "<=", "=>": ">="}
+SYMBOLS = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">"}
+
+
+def relation_of(spelling: str) -> str:
+    """The canonical name ("=", "<=", "<", ">=", ">") of a relation however it is written."""
+    relation = _SPELLINGS.get(spelling, spelling)
+    if relation not in CLAIMS:
+        raise ValueError(f"unknown relation {spelling!r}; use one of =, <=, <, >=, >")
+    return relation
+
+
+def compose(relations: Iterable[str]) -> str | None:
+    """The relation a chain proves between its two ends (a = b <= c < e gives a < e), or None
+    when steps go both ways (a <= b >= c proves nothing about a and c)."""
+    relations = list(relations)
+    directions = {r[0] for r in relations if r != "="}
+    if len(directions) > 1:
+        return None
+    if not directions:
+        return "="
+    direction = directions.pop()
+    return direction if direction in relations else direction + "="
+
+
+def implies(proved: str, claimed: str) -> bool:
+    """Whether ``a proved b`` gives ``a claimed b``."""
+    return proved == claimed or (claimed in ("<=", ">=") and proved in ("=", claimed[0]))
 
 
 def _caller_location() -> tuple[str, int]:
@@ -44,16 +76,19 @@ def _caller_location() -> tuple[str, int]:
 
 @dataclass
 class Step:
-    """``= expr``, justified by the rule(s) ``by``; ``why`` is the sentence a reader sees."""
+    """``= expr`` (or ``<= expr`` ... with ``rel``), justified by the rule(s) ``by``; ``why`` is
+    the sentence a reader sees."""
 
     expr: Expr
     by: str | Rule | Sequence = "algebra"
     why: str = ""
+    rel: str = "="
     file: str = field(default="", compare=False)
     line: int = field(default=0, compare=False)
 
     def __post_init__(self):
         self.expr = sp.sympify(self.expr)
+        self.rel = relation_of(self.rel)
         if not self.file:
             self.file, self.line = _caller_location()
 
@@ -73,7 +108,7 @@ class Derivation:
     a success only when, under every model, its first failing step is step n.
     """
 
-    claim: Eq
+    claim: sp.core.relational.Relational
     steps: list[Step]
     title: str = ""
     name: str = ""
@@ -86,8 +121,12 @@ class Derivation:
     line: int = field(default=0, compare=False)
 
     def __post_init__(self):
-        if not isinstance(self.claim, Eq):
-            raise TypeError(f"the claim must be an equation Eq(lhs, rhs), not {self.claim!r}")
+        if not isinstance(self.claim, tuple(CLAIMS.values())):
+            raise TypeError(f"the claim must be a relation Eq(lhs, rhs), Le, Lt, Ge or Gt, not "
+                            f"{self.claim!r}" + (" (SymPy decided it already: write the sides "
+                                                 "so that it stays unevaluated)"
+                                                 if isinstance(self.claim, sp.logic.boolalg.
+                                                               BooleanAtom) else ""))
         self.steps = list(self.steps)
         for n, step in enumerate(self.steps, 1):
             if not isinstance(step, Step):
@@ -103,11 +142,20 @@ class Derivation:
                              f"has {len(self.steps)} steps")
 
     @property
+    def relation(self) -> str:
+        """The claim's relation: "=", "<=", "<", ">=" or ">"."""
+        return relation_of(self.claim.rel_op)
+
+    def proves(self) -> str | None:
+        """The relation the chain of steps proves between the claim's sides (None: none)."""
+        return compose(step.rel for step in self.steps)
+
+    @property
     def model_objects(self) -> list[Model]:
         return [m if isinstance(m, Model) else get_model(m) for m in self.models]
 
     def chain(self) -> list[tuple[Expr, Step]]:
-        """(previous expression, step) for every step: the equalities to check."""
+        """(previous expression, step) for every step: the relations to check."""
         previous = [self.claim.lhs] + [s.expr for s in self.steps[:-1]]
         return list(zip(previous, self.steps))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sympy as sp
 from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
+from sympy.printing.precedence import PRECEDENCE
 
 
 class RandomVector(IndexedBase):
@@ -109,6 +110,54 @@ class SumOverDistinct(Expr):
 SUMS = (Sum, SumOverDistinct)
 
 
+class MaxOver(Expr):
+    """max_{l=a..b} f(l): the largest of finitely many values, such as max_j p_j.
+
+    SymPy's Max takes its arguments one by one, so it cannot stand for the largest of n values
+    with n symbolic; this binds an index over a range, as Sum does."""
+
+    is_commutative = True
+    precedence = PRECEDENCE["Mul"]  # printed like a sum: (max_l x_l)^2 needs its parentheses
+
+    def __new__(cls, function, limit) -> MaxOver:
+        index, lower, upper = (sp.sympify(x) for x in limit)
+        return Expr.__new__(cls, sp.sympify(function), sp.Tuple(index, lower, upper))
+
+    @property
+    def function(self) -> Expr:
+        return self.args[0]
+
+    @property
+    def limits(self) -> tuple:
+        return (tuple(self.args[1]),)
+
+    @property
+    def index(self) -> Symbol:
+        return self.args[1][0]
+
+    @property
+    def free_symbols(self) -> set:
+        _, lower, upper = self.args[1]
+        return (self.function.free_symbols - {self.index}) | lower.free_symbols | \
+            upper.free_symbols
+
+    def _eval_subs(self, old, new):
+        if old == self.index:
+            return self
+        return None
+
+    def doit(self, **hints) -> Expr:
+        """The largest of the written-out values when the range is concrete."""
+        index, lower, upper = self.args[1]
+        if not (lower.is_Integer and upper.is_Integer):
+            return self
+        return sp.Max(*(self.function.xreplace({index: v})
+                        for v in range(int(lower), int(upper) + 1)))
+
+
+BINDERS = SUMS + (MaxOver,)  # everything that binds an index over a range
+
+
 def rebind(template: Expr, body: Expr) -> Expr:
     """A sum with the same bound indices and range as ``template`` around a new ``body``."""
     if isinstance(template, SumOverDistinct):
@@ -142,6 +191,8 @@ def bound_indices(expr: Expr) -> tuple[Symbol, ...]:
         return tuple(limit[0] for limit in expr.limits)
     if isinstance(expr, SumOverDistinct):
         return expr.indices
+    if isinstance(expr, MaxOver):
+        return (expr.index,)
     return ()
 
 
@@ -156,9 +207,8 @@ def index_symbols(expr: Expr) -> set:
         for index in expr.indices:
             found |= {index} if index.is_Integer else set(index.free_symbols)
         return found
-    if isinstance(expr, SUMS):
-        inner = index_symbols(summand(expr)) - set(bound_indices(expr))
-        return inner
+    if isinstance(expr, BINDERS):
+        return index_symbols(summand(expr)) - set(bound_indices(expr))
     found = set()
     for arg in expr.args:
         found |= index_symbols(arg)

@@ -60,13 +60,22 @@ class ProofPrinter(LatexPrinter):
         i, j = (self._print(x) for x in expr.indices)
         return r"\sum_{%s \neq %s} %s" % (i, j, self._summand(expr.function))
 
+    def _print_MaxOver(self, expr: Expr) -> str:
+        (index, lower, upper), = expr.limits
+        limit = r"%s=%s,\dots,%s" % tuple(self._print(x) for x in (index, lower, upper))
+        return r"\max_{%s} %s" % (limit, self._summand(expr.function))
+
+
+LATEX_RELATIONS = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
+
 
 def to_latex(expr: Expr) -> str:
     return ProofPrinter().doprint(expr)
 
 
 _SPECIAL = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+            "<": r"\textless{}", ">": r"\textgreater{}"}
 
 
 def text(prose: str) -> str:
@@ -99,7 +108,8 @@ def _aligned(derivation: Derivation, environment: str, compact: bool = False) ->
         if not compact and step.why:
             margin = (rf"\parbox[t]{{0.3\linewidth}}{{\raggedright\footnotesize ({n}) "
                       rf"{rule_citation(step.by)}: {text(step.why)}}}")
-        lines.append(rf"{left} &= {to_latex(step.expr)} &\qquad& {margin}")
+        lines.append(rf"{left} &{LATEX_RELATIONS[step.rel]} {to_latex(step.expr)} &\qquad& "
+                     rf"{margin}")
     return (rf"\begin{{{environment}}}{{2}}" + " \\\\\n".join(lines) +
             rf"\end{{{environment}}}")
 
@@ -134,7 +144,8 @@ def document(derivation: Derivation, report: DerivationReport | None = None) -> 
     assumptions = []
     for model in derivation.model_objects:
         assumptions.append(rf"\item \emph{{{text(model.title)}}}: " + " ".join(model.assumptions()))
-    claim = f"{to_latex(derivation.claim.lhs)} = {to_latex(derivation.claim.rhs)}"
+    claim = (f"{to_latex(derivation.claim.lhs)} {LATEX_RELATIONS[derivation.relation]} "
+             f"{to_latex(derivation.claim.rhs)}")
     distinct = "".join(rf" for ${to_latex(a)} \neq {to_latex(b)}$"
                        for a, b in (sorted(p, key=str) for p in derivation.distinct))
     return "\n".join([

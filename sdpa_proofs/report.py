@@ -27,6 +27,7 @@ class StepReport:
     rule_check: Verdict
     exact_check: Verdict
     numeric_check: Verdict
+    relation: str = "="  # how this step's expression relates to the one before
 
     @property
     def symbolic(self) -> Verdict:
@@ -148,7 +149,8 @@ def finite_row(row: dict) -> dict:
 def _step_json(d: DerivationReport, n: int) -> dict:
     first = d.models[0].steps[n]
     symbolic, numeric = d.worst_step(n, "symbolic"), d.worst_step(n, "numeric_check")
-    return {"index": first.index, "rule": first.rule, "expression": first.expression,
+    return {"index": first.index, "rule": first.rule, "relation": first.relation,
+            "expression": first.expression,
             "why": first.why, "location": first.location,
             "symbolic": symbolic.status, "numeric": numeric.status, "digits": numeric.digits,
             "reason": symbolic.reason or numeric.reason or None}

@@ -20,6 +20,7 @@ from .expressions import (
     SUMS,
     Cov,
     E,
+    MaxOver,
     SumOverDistinct,
     Var,
     bound_indices,
@@ -30,6 +31,7 @@ from .expressions import (
     unfold,
 )
 from .indexing import UnsupportedExpression
+from .intervals import Ranges, is_nonnegative
 from .models import Model, indices_known_distinct
 from .moments import exact_cases, isserlis_moment
 from .text import show
@@ -429,6 +431,31 @@ class Sift(Rule):
         return None
 
 
+class MaxMonotone(Rule):
+    """An equality: a non-decreasing function commutes with the maximum."""
+
+    name = "max_monotone"
+    fact = "g(max_l x_l) = max_l g(x_l) for g non-decreasing on the values x_l " \
+           "(x^a for x >= 0, a > 0; c x for c >= 0)"
+    latex = r"$g(\max_l x_l) = \max_l g(x_l)$, $g$ non-decreasing"
+
+    def rewrite(self, node, ctx):
+        ranges = Ranges(ctx.model.dimension)
+        if isinstance(node, Pow) and isinstance(node.base, MaxOver) and node.exp.is_number:
+            inner, exponent = node.base, node.exp
+            odd = exponent.is_Integer and exponent % 2 == 1
+            if exponent > 0 and (odd or is_nonnegative(inner, ranges)):
+                return MaxOver(inner.function ** exponent, *inner.limits)
+        if isinstance(node, Mul):
+            maxima = [f for f in node.args if isinstance(f, MaxOver)]
+            if len(maxima) == 1:
+                inner = maxima[0]
+                factor = node / inner
+                if not factor.has(inner.index) and is_nonnegative(factor, ranges):
+                    return MaxOver(factor * inner.function, *inner.limits)
+        return None
+
+
 class Algebra(Rule):
     name = "algebra"
     fact = "plain algebra; E, Var and sd are opaque"
@@ -494,11 +521,12 @@ def lemma(equation: Eq, label: str = "") -> Lemma:
 
 
 def pointwise_normal_form(expr: Expr, model: Model, distinct: frozenset = frozenset()) -> Expr:
-    """An identity in the coordinates, differentiated (SymPy) and with Kronecker sums sifted,
-    in algebra's canonical form."""
+    """An identity in the coordinates, differentiated (SymPy), with Kronecker sums sifted and
+    monotone functions moved inside maxima, in algebra's canonical form."""
     context = Context(model, distinct)
     for _ in range(3):  # sums distributed first, so that sifting sees delta as a factor
-        new = canonical(rewrite_everywhere(canonical(expr), [Differentiate(), Sift()], context))
+        new = canonical(rewrite_everywhere(canonical(expr), [Differentiate(), Sift(),
+                                                             MaxMonotone()], context))
         if new == expr:
             break
         expr = new
@@ -509,7 +537,7 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
     VarianceDefinition(), SDDefinition(), CovarianceDefinition(), VarianceScaling(),
     ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Differentiate(), Sift(),
-    Algebra())}
+    MaxMonotone(), Algebra())}
 
 
 def resolve(by: str | Rule | Iterable) -> list[Rule]:

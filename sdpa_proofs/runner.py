@@ -21,7 +21,7 @@ from .checks import (
     numeric_check,
     rule_check,
 )
-from .derivation import Derivation
+from .derivation import CLAIMS, SYMBOLS, Derivation, implies
 from .expressions import is_random_coordinate, unfold
 from .loader import LoadError, discover, load_file
 from .models import Model, get_model
@@ -71,7 +71,8 @@ def verify_derivation(derivation: Derivation, settings: VerifySettings | None = 
 def _check_steps(derivation: Derivation, settings: VerifySettings,
                  progress: Progress | None) -> tuple[DerivationReport, list[_PendingSample]]:
     report = DerivationReport(derivation.name, derivation.file, derivation.title,
-                              f"{show(derivation.claim.lhs)} = {show(derivation.claim.rhs)}",
+                              f"{show(derivation.claim.lhs)} {SYMBOLS[derivation.relation]} "
+                              f"{show(derivation.claim.rhs)}",
                               expected_refuted_at=derivation.expect_refuted_at)
     try:
         models = [get_model(m) for m in settings.models] if settings.models \
@@ -88,8 +89,8 @@ def _check_steps(derivation: Derivation, settings: VerifySettings,
         report.error = f"{step.file}:{step.line}: step {step_number}: {error.args[0]}"
         return report, []
     where = derivation.where
-    claim = Eq(unfold(derivation.claim.lhs, where), unfold(derivation.claim.rhs, where),
-               evaluate=False)
+    claim = CLAIMS[derivation.relation](unfold(derivation.claim.lhs, where),
+                                        unfold(derivation.claim.rhs, where), evaluate=False)
     pending = []
     for model in models:
         if progress:
@@ -186,11 +187,12 @@ def _check_under(derivation: Derivation, rules: list, model: Model,
         try:
             result.steps.append(StepReport(
                 index=n, rule=" + ".join(step.rule_names), expression=show(step.expr),
-                why=step.why, location=f"{step.file}:{step.line}",
-                rule_check=budgeted(rule_check, before, after, step_rules, model, distinct),
-                exact_check=budgeted(exact_check, before, after, model, distinct),
+                why=step.why, location=f"{step.file}:{step.line}", relation=step.rel,
+                rule_check=budgeted(rule_check, before, after, step_rules, model, distinct,
+                                    step.rel),
+                exact_check=budgeted(exact_check, before, after, model, distinct, step.rel),
                 numeric_check=budgeted(numeric_check, before, after, model, settings.numeric,
-                                       distinct)))
+                                       distinct, step.rel)))
         except Exception as error:  # a user's rule or expression raised: name the step
             raise StepError(f"{step.file}:{step.line}: step {n}: "
                             f"{type(error).__name__}: {error}") from error
@@ -199,9 +201,17 @@ def _check_under(derivation: Derivation, rules: list, model: Model,
 
 
 def _conclusion(derivation: Derivation, claim: Eq) -> Verdict:
-    """The chain must end exactly at the claim's right-hand side."""
+    """The chain must end exactly at the claim's right-hand side, and the relations of its steps
+    must compose to the claim's."""
     if not derivation.steps:
         return Verdict(FAIL, "the derivation has no steps")
+    proved, claimed = derivation.proves(), derivation.relation
+    if proved is None:
+        return Verdict(FAIL, "the steps go both ways (some ≤, some ≥), so the chain relates "
+                             "nothing: " + " ".join(SYMBOLS[s.rel] for s in derivation.steps))
+    if not implies(proved, claimed):
+        return Verdict(FAIL, f"the steps prove lhs {SYMBOLS[proved]} rhs, which does not give "
+                             f"the claimed lhs {SYMBOLS[claimed]} rhs")
     last = unfold(derivation.steps[-1].expr, derivation.where)
     equal = algebraically_equal(last, claim.rhs)
     if equal:

@@ -2,7 +2,7 @@
 
 import sympy as sp
 
-from .expressions import RandomVector
+from .expressions import MaxOver, RandomVector
 
 q = RandomVector("q", real=True)
 k = RandomVector("k", real=True)
@@ -19,8 +19,12 @@ z = RandomVector("z", real=True)
 n = sp.Symbol("n", integer=True, positive=True)
 s = sp.Symbol("s", positive=True)  # the logits' standard deviation
 m = sp.Symbol("m", integer=True, positive=True)  # the index of the softmax normaliser
+l = sp.Symbol("l", integer=True, positive=True)  # noqa: E741 - the index of a maximum
 
 
 def softmax_p(index) -> sp.Expr:
     """p_index = e^{z_index} / sum_m e^{z_m}."""
     return sp.exp(z[index]) / sp.Sum(sp.exp(z[m]), (m, 1, n))
+
+
+p_max = MaxOver(softmax_p(l), (l, 1, n))  # the largest probability, max_l p_l

@@ -85,5 +85,17 @@ class TextPrinter(StrPrinter):
         return f"Σ_{{{i}≠{j}}} " + self.parenthesize(expr.function, 45)
 
 
+    def _print_Derivative(self, expr: Expr) -> str:
+        variables = "".join(f"∂{self._print(v)}" + (str(int(c)).translate(_SUPERSCRIPTS)
+                                                    if c > 1 else "")
+                            for v, c in expr.variable_count)
+        return f"∂/{variables} " + self.parenthesize(expr.expr, 45)
+
+    def _print_MaxOver(self, expr: Expr) -> str:
+        (index, lower, upper), = expr.limits
+        return (f"max_{{{self._print(index)}={self._print(lower)}..{self._print(upper)}}} "
+                + self.parenthesize(expr.function, 45))
+
+
 def show(expr: Expr) -> str:
     return TextPrinter().doprint(expr)

@@ -58,7 +58,8 @@ def test_bundled_catalogue_verifies_with_json(bundled_report):
         assert derivation["expected"] == "verified"
         for step in derivation["steps"]:
             assert step["symbolic"] == "pass" and step["numeric"] == "pass"
-            assert step["digits"] >= 30
+            if step["relation"] == "=":  # an inequality holds or not: it has no digits
+                assert step["digits"] >= 30
         for model in derivation["models"]:
             sampled = [r for r in model["monte_carlo"] if r["status"] != "n/a"]
             for r in sampled:

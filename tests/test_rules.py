@@ -1,12 +1,13 @@
 """Every rule: a correct application passes, a wrong one is rejected with the reason named."""
 
 import pytest
-from sympy import Derivative, Eq, KroneckerDelta, Sum, sqrt, sympify
+from sympy import Derivative, Eq, KroneckerDelta, Rational, Sum, sqrt, sympify
 
 from sdpa_proofs import (
     SD,
     Cov,
     E,
+    MaxOver,
     S,
     SumOverDistinct,
     Var,
@@ -15,10 +16,14 @@ from sdpa_proofs import (
     i,
     j,
     k,
+    l,
     lemma,
+    n,
+    p_max,
     q,
     sigma_k,
     sigma_q,
+    softmax_p,
 )
 from sdpa_proofs.checks import rule_check
 from sdpa_proofs.models import alpha, beta, get_model, mu_k, mu_q, rho
@@ -91,9 +96,34 @@ GAUSSIAN_CASES = {
 }
 
 
+# Rules about softmax probabilities, under Gaussian logits: (before, right, relation, wrong).
+P_I, SUM_SQUARES = softmax_p(i), Sum(softmax_p(i) ** 2, (i, 1, n))
+LOGIT_CASES = {
+    "at_most_max": [(P_I, p_max, "<=", MaxOver(softmax_p(l), (l, 1, n - 1))),
+                     (1 - SUM_SQUARES, 1 - p_max * Sum(P_I, (i, 1, n)), ">=", 1 - p_max ** 2)],
+    "sum_at_least_max": [(SUM_SQUARES, MaxOver(P_I ** 2, (i, 1, n)), ">=",
+                          MaxOver(P_I, (i, 1, n)))],
+    "range": [((1 - p_max) * (1 + p_max), 2 * (1 - p_max), "<=", 1 - p_max),
+              (P_I, 0, ">=", Rational(1, 2))],
+    "max_monotone": [(p_max ** 2, MaxOver(softmax_p(l) ** 2, (l, 1, n)), "=",
+                      MaxOver(softmax_p(l) ** 3, (l, 1, n)))],
+}
+
+
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_every_rule_has_cases(rule):
-    assert CASES.get(rule) or GAUSSIAN_CASES.get(rule), f"rule {rule} has no accept/reject test"
+    assert CASES.get(rule) or GAUSSIAN_CASES.get(rule) or LOGIT_CASES.get(rule), \
+        f"rule {rule} has no accept/reject test"
+
+
+@pytest.mark.parametrize("rule,case", [(r, c) for r, cs in LOGIT_CASES.items() for c in cs])
+def test_logit_rule_accepts_correct_and_rejects_wrong(rule, case):
+    before, good, relation, bad = case
+    model = get_model("gaussian-logits")
+    verdict = rule_check(before, good, resolve(rule), model, relation=relation)
+    assert verdict.status == "pass", verdict.reason
+    verdict = rule_check(before, bad, resolve(rule), model, relation=relation)
+    assert verdict.status == "fail" and rule in verdict.reason
 
 
 @pytest.mark.parametrize("rule,case", [(r, c) for r, cs in GAUSSIAN_CASES.items() for c in cs])

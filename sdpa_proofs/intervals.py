@@ -1,0 +1,226 @@
+"""Interval arithmetic over expressions: a sound enclosure [lo, hi] of every value an expression
+can take, used to establish signs (is this cofactor >= 0?) and ranges (max_j p_j <= 1).
+
+An enclosure may be loose but is never wrong: where nothing is known the answer is (-oo, oo).
+Closed intervals only, so the oracle establishes >= and <=, never strict inequalities.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy as sp
+from sympy import Add, Expr, KroneckerDelta, Mul, Pow, S, Sum
+
+from .expressions import SD, Cov, E, MaxOver, Var, index_symbols, is_random_coordinate
+
+Interval = tuple[Expr, Expr]
+UNKNOWN: Interval = (S.NegativeInfinity, S.Infinity)
+
+
+@dataclass(frozen=True)
+class Ranges:
+    """Where each index runs: bound indices by their sum or max, free indices over 1..dimension
+    (the convention of derivations: a free index names some coordinate)."""
+
+    dimension: Expr
+    bound: dict = field(default_factory=dict)
+
+    def of(self, index: Expr) -> Interval | None:
+        if index.is_Integer:
+            return index, index
+        if index in self.bound:
+            return self.bound[index]
+        if index.is_Symbol and index.is_integer:
+            return S.One, self.dimension
+        return None
+
+    def with_limits(self, limits) -> Ranges:
+        return Ranges(self.dimension, {**self.bound, **{v: (lo, hi) for v, lo, hi in limits}})
+
+
+def _times(a: Expr, b: Expr) -> Expr:
+    """Product of interval ends, with 0 * oo = 0 (a closed end of 0 times anything finite)."""
+    return S.Zero if a == 0 or b == 0 else a * b
+
+
+def _known_le(a: Expr, b: Expr) -> bool:
+    """a <= b is certain: SymPy decides it from the numbers or the symbols' assumptions."""
+    try:
+        return sp.Le(a, b) == S.true
+    except TypeError:  # a non-real end
+        return False
+
+
+def is_nonnegative(expr: Expr, ranges: Ranges) -> bool:
+    lo, _ = enclosure(expr, ranges)
+    return _known_le(S.Zero, lo)
+
+
+def is_nonpositive(expr: Expr, ranges: Ranges) -> bool:
+    _, hi = enclosure(expr, ranges)
+    return _known_le(hi, S.Zero)
+
+
+def sign(expr: Expr, ranges: Ranges) -> int | None:
+    """+1 if expr >= 0 everywhere, -1 if expr <= 0 everywhere, None if neither is known."""
+    if is_nonnegative(expr, ranges):
+        return 1
+    if is_nonpositive(expr, ranges):
+        return -1
+    return None
+
+
+def enclosure(expr: Expr, ranges: Ranges) -> Interval:
+    """[lo, hi] containing every value of ``expr`` (ends may be symbolic, such as n)."""
+    expr = sp.sympify(expr)
+    if expr.is_number:
+        return _number(expr)
+    if expr.is_Symbol:
+        return _symbol(expr)
+    for kind, rule in _RULES:
+        if isinstance(expr, kind):
+            return rule(expr, ranges)
+    return UNKNOWN
+
+
+def _number(x: Expr) -> Interval:
+    if x.is_extended_real is False or x is S.NaN:
+        return UNKNOWN
+    return x, x
+
+
+def _symbol(x: Expr) -> Interval:
+    if x.is_integer and x.is_positive:
+        return S.One, S.Infinity
+    if x.is_nonnegative:
+        return S.Zero, S.Infinity
+    if x.is_nonpositive:
+        return S.NegativeInfinity, S.Zero
+    return UNKNOWN
+
+
+def _add(expr: Add, ranges: Ranges) -> Interval:
+    ends = [enclosure(a, ranges) for a in expr.args]
+    lo, hi = Add(*(e[0] for e in ends)), Add(*(e[1] for e in ends))
+    return (S.NegativeInfinity if lo is S.NaN else lo), (S.Infinity if hi is S.NaN else hi)
+
+
+def _mul(expr: Mul, ranges: Ranges) -> Interval:
+    share, rest = _split_share(expr, ranges)
+    lo, hi = (S.Zero, S.One) if share else (S.One, S.One)
+    for factor in Mul.make_args(rest):
+        a, b = enclosure(factor, ranges)
+        corners = [_times(x, y) for x in (lo, hi) for y in (a, b)]
+        if any(c is S.NaN for c in corners):
+            return UNKNOWN
+        try:
+            lo, hi = sp.Min(*corners), sp.Max(*corners)
+        except (TypeError, ValueError):
+            return UNKNOWN
+        if lo.has(sp.Min, sp.Max) or hi.has(sp.Min, sp.Max):
+            return _by_signs(expr, ranges)
+    return lo, hi
+
+
+def _by_signs(expr: Mul, ranges: Ranges) -> Interval:
+    """Only the sign of a product whose factors have symbolic ends (such as 1 <= n)."""
+    signs = [sign(f, ranges) for f in expr.args]
+    if None in signs:
+        return UNKNOWN
+    negative = signs.count(-1) % 2
+    return (S.NegativeInfinity, S.Zero) if negative else (S.Zero, S.Infinity)
+
+
+def _split_share(expr: Mul, ranges: Ranges) -> tuple[bool, Expr]:
+    """Find x_t^k / (sum_l x_l)^k among the factors: it lies in [0, 1] when every x_l >= 0 and
+    t is in the sum's range (a term of a sum of non-negative terms is at most the sum; softmax
+    probabilities, for one).  Returns whether one was found and the remaining factors."""
+    factors = Mul.make_args(expr)
+    for factor in factors:
+        if not (isinstance(factor, Pow) and isinstance(factor.base, Sum)
+                and factor.exp.is_Integer and factor.exp < 0 and len(factor.base.limits) == 1):
+            continue
+        total, power = factor.base, -factor.exp
+        (index, lower, upper), = total.limits
+        rest = expr / factor
+        if not is_nonnegative(total.function, ranges.with_limits(total.limits)):
+            continue
+        for t in _index_candidates(rest):
+            reach = ranges.of(t)
+            if reach is None or not (_known_le(lower, reach[0]) and _known_le(reach[1], upper)):
+                continue
+            # expr = share * quotient is an identity, so any t in range gives a sound enclosure
+            return True, rest / total.function.xreplace({index: t}) ** power
+    return False, expr
+
+
+def _index_candidates(expr: Expr) -> list:
+    """The free indices of ``expr``: the t of a share x_t / sum_l x_l."""
+    return sorted(index_symbols(expr), key=sp.default_sort_key)
+
+
+def _pow(expr: Pow, ranges: Ranges) -> Interval:
+    base, exponent = expr.base, expr.exp
+    lo, hi = enclosure(base, ranges)
+    if not exponent.is_number or not exponent.is_real:
+        if base == S.Exp1:
+            return _exp(sp.exp(exponent), ranges)
+        return UNKNOWN
+    if exponent.is_Integer and exponent % 2 == 0 and exponent > 0:
+        if _known_le(S.Zero, lo):
+            return lo ** exponent, hi ** exponent
+        if _known_le(hi, S.Zero):
+            return hi ** exponent, lo ** exponent
+        return S.Zero, sp.Max(lo ** exponent, hi ** exponent) if lo.is_finite and hi.is_finite \
+            else S.Infinity
+    if exponent.is_Integer and exponent > 0:  # odd: increasing on the whole line
+        return lo ** exponent, hi ** exponent
+    if exponent > 0 and _known_le(S.Zero, lo):
+        return lo ** exponent, hi ** exponent
+    if exponent < 0 and _known_le(S.Zero, lo):
+        return (hi ** exponent if hi is not S.Infinity else S.Zero,
+                lo ** exponent if lo != 0 else S.Infinity)
+    return UNKNOWN
+
+
+def _exp(expr: Expr, ranges: Ranges) -> Interval:
+    lo, hi = enclosure(expr.args[0], ranges)
+    return (S.Zero if lo is S.NegativeInfinity else sp.exp(lo)), sp.exp(hi)
+
+
+def _log(expr: Expr, ranges: Ranges) -> Interval:
+    lo, hi = enclosure(expr.args[0], ranges)
+    if not _known_le(S.Zero, lo):
+        return UNKNOWN
+    return (S.NegativeInfinity if lo == 0 else sp.log(lo)), sp.log(hi)
+
+
+def _sum(expr: Sum, ranges: Ranges) -> Interval:
+    """A sum of terms in [a, b]: non-negative if a >= 0, non-positive if b <= 0."""
+    a, b = enclosure(expr.function, ranges.with_limits(expr.limits))
+    lo = S.Zero if _known_le(S.Zero, a) else S.NegativeInfinity
+    hi = S.Zero if _known_le(b, S.Zero) else S.Infinity
+    return lo, hi
+
+
+def _max_over(expr: MaxOver, ranges: Ranges) -> Interval:
+    """The largest of values in [a, b] lies in [a, b]."""
+    return enclosure(expr.function, ranges.with_limits(expr.limits))
+
+
+def _expectation(expr: E, ranges: Ranges) -> Interval:
+    return enclosure(expr.args[0], ranges)
+
+
+def _indexed(expr: Expr, ranges: Ranges) -> Interval:
+    return UNKNOWN if is_random_coordinate(expr) else _symbol(expr)
+
+
+_RULES = [
+    (Add, _add), (Mul, _mul), (Pow, _pow), (sp.exp, _exp), (sp.log, _log), (Sum, _sum),
+    (MaxOver, _max_over), (E, _expectation), (sp.Indexed, _indexed),
+    ((Var, SD, sp.Abs), lambda e, r: (S.Zero, S.Infinity)),
+    (KroneckerDelta, lambda e, r: (S.Zero, S.One)),
+    (Cov, lambda e, r: UNKNOWN),
+]

@@ -1,0 +1,29 @@
+"""A check's verdict: "pass", "fail" or "undecided", with the reason and any counterexample."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+
+
+@dataclass
+class Verdict:
+    status: str
+    reason: str = ""
+    digits: float | None = None
+    counterexample: dict | None = None
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASS
+
+
+def combine(*verdicts: Verdict) -> Verdict:
+    """The weakest of several verdicts: any fail fails, else any undecided is undecided."""
+    for status in (FAIL, UNDECIDED):
+        for v in verdicts:
+            if v.status == status:
+                return v
+    return Verdict(PASS, digits=min((v.digits for v in verdicts if v.digits is not None),
+                                    default=None))
