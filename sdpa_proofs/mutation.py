@@ -1,9 +1,10 @@
 """Mutation testing of the checker itself: break a verified derivation in small ways and
 require every mutant that changes the mathematics to be rejected.
 
-Mutations of a step: a number +1, a sum's last term negated, an exponent +1, a summation bound
-d -> d - 1, the named rule swapped, and i = j / i != j exchanged (a sum over i != j made a full
-double sum and back).  A mutant that survives is *equivalent* only when the mutated step has the
+Mutations of a step: a number +1, a sum's last term negated, an exponent +1, a summation (or
+maximum) bound d -> d - 1, the named rule swapped, i = j / i != j exchanged (a sum over i != j
+made a full double sum and back), and an inequality turned round (<= for >=).  A mutant that
+survives is *equivalent* only when the mutated step has the
 same exact value as the original under the model and its rules still justify it; any other
 survivor is a hole in the checker.
 """
@@ -17,8 +18,8 @@ import sympy as sp
 from sympy import Add, Expr, Pow, Sum
 
 from .checks import NumericSettings, exact_check, rule_check
-from .derivation import Derivation, Step
-from .expressions import SumOverDistinct, unfold
+from .derivation import CLAIMS, Derivation, Step, relation_of
+from .expressions import MaxOver, SumOverDistinct, unfold
 from .report import SUCCESS
 from .rules import resolve
 from .runner import VerifySettings, verify_derivation
@@ -110,6 +111,11 @@ def expression_mutants(expr: Expr) -> Iterator[tuple[str, str, Expr]]:
                 (j, _, _), (i, _, n) = node.limits
                 yield from emit("i=j/i!=j", "sum over all (i, j) -> i != j",
                                 _replace_node(expr, node, SumOverDistinct(node.function, i, j, n)))
+        if isinstance(node, MaxOver):
+            (index, lower, upper), = node.limits
+            yield from emit("bound", f"max over {index} up to {upper - 1}",
+                            _replace_node(expr, node, MaxOver(node.function,
+                                                              (index, lower, upper - 1))))
         if isinstance(node, SumOverDistinct):
             i, j = node.indices
             yield from emit("i=j/i!=j", "sum over i != j -> all (i, j)",
@@ -131,6 +137,21 @@ def mutants(derivation: Derivation) -> Iterator[Mutant]:
         steps[n - 1] = replace(step, by=_other_rule(step))
         yield Mutant(replace(derivation, steps=steps), n, "rule",
                      f"{' + '.join(step.rule_names)} -> {_other_rule(step)}", derivation)
+        if step.rel != "=":
+            turned = _TURNED[step.rel]
+            steps = list(derivation.steps)
+            steps[n - 1] = replace(step, rel=turned)
+            yield Mutant(replace(derivation, steps=steps, claim=_turn(derivation.claim)), n,
+                         "relation", f"{step.rel} -> {turned} (and the claim with it)",
+                         derivation)
+
+
+_TURNED = {"<=": ">=", ">=": "<=", "<": ">", ">": "<"}
+
+
+def _turn(claim):
+    """The claim with its inequality turned round, so that only the step's check can object."""
+    return CLAIMS[_TURNED.get(relation_of(claim.rel_op), "=")](claim.lhs, claim.rhs)
 
 
 def _equivalence(mutant: Mutant) -> str:
@@ -145,7 +166,8 @@ def _equivalence(mutant: Mutant) -> str:
     previous = unfold(([mutant.original.claim.lhs] + [s.expr for s in mutant.original.steps])
                       [mutant.step - 1], where)
     rules = [r.unfolded(where) for r in resolve(changed.by)]
-    if rule_check(previous, after, rules, model, mutant.original.distinct).status != "pass":
+    if rule_check(previous, after, rules, model, mutant.original.distinct,
+                  changed.rel).status != "pass":
         return ""
     if mutant.kind == "rule":
         return "the step needs only what the new rule also allows (plain algebra is always " \

@@ -167,6 +167,19 @@ def test_mutation_testing_kills_every_non_equivalent_mutant():
         assert r.equivalent_because
 
 
+def test_mutation_testing_of_the_softmax_bounds():
+    """The inequality chains: turned relations, shortened maxima, changed powers and swapped
+    bound rules are all rejected; the survivors are equivalent."""
+    files = [str(ROOT / "derivations" / "softmax" / f"jacobian_trace_{side}.py")
+             for side in ("upper", "lower")]
+    report = run_mutation(load_paths(files))
+    kinds = {r.mutant.kind for r in report.results}
+    assert {"number", "exponent", "bound", "rule", "relation"} <= kinds
+    assert not report.survivors, [(r.mutant.derivation.name, r.mutant.step,
+                                   r.mutant.description) for r in report.survivors]
+    assert len(report.killed) > 5 * len(report.equivalent)
+
+
 def test_a_file_that_never_finishes_loading_is_bad_input(tmp_path, monkeypatch, capsys):
     import sdpa_proofs.loader as loader
 

@@ -98,7 +98,7 @@ BAD_INPUTS = {
     "undefined symbol": (GOOD.replace("Step(0,", "Step(undefined_name,"),
                          "NameError: name 'undefined_name' is not defined"),
     "not an equation": (GOOD.replace("claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0)",
-                                     "claim=E(q[1])"), "the claim must be an equation"),
+                                     "claim=E(q[1])"), "the claim must be a relation Eq(lhs, rhs)"),
     "import error": ("import no_such_module_here\n", "ModuleNotFoundError"),
     "no derivation": ("x = 1\n", "defines no Derivation"),
 }
