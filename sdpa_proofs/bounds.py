@@ -160,12 +160,33 @@ def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
     want = _upward(relation)
     bounds = [r for r in rules if isinstance(r, BoundRule)]
     equalities = [r for r in rules if not isinstance(r, BoundRule)]
-    target = canonical(rewrite_everywhere(after, equalities, ctx))
     if not bounds:
         return sign_verdict(before, after, relation, ctx)
-    ranges = Ranges(ctx.model.dimension)
     maxima = _maxima(before, after)
-    frontier = list(dict.fromkeys([before, rewrite_everywhere(before, equalities, ctx)]))
+    names = ", ".join(r.name for r in rules)
+    # a bound can be read either way: from before up to after, or from after down to before
+    forward = _search(before, after, want, bounds, equalities, ctx, maxima)
+    if forward is True:
+        return Verdict(PASS)
+    backward = _search(after, before, -want, bounds, equalities, ctx, maxima)
+    if backward is True:
+        return Verdict(PASS)
+    if forward is not None or backward is not None:
+        opposite = "≥" if want > 0 else "≤"
+        return Verdict(FAIL, f"{names} give {show(before)} {opposite} {show(after)}: the bound "
+                             "goes the other way")
+    return Verdict(FAIL, f"no use of {names} at a place where the expression grows the right "
+                         f"way turns {show(before)} into {show(after)}")
+
+
+def _search(start: Expr, goal: Expr, want: int, bounds: list, equalities: list, ctx: Context,
+            maxima: list) -> bool | Expr | None:
+    """True if up to SEARCH_DEPTH bound moves, each moving the whole in direction ``want``,
+    lead from start to goal (up to the equality rules and algebra); else a move sequence that
+    reaches goal in the other direction, if one was seen; else None."""
+    ranges = Ranges(ctx.model.dimension)
+    target = canonical(rewrite_everywhere(goal, equalities, ctx))
+    frontier = list(dict.fromkeys([start, rewrite_everywhere(start, equalities, ctx)]))
     wrong_way = None
     for _ in range(SEARCH_DEPTH):
         found = []
@@ -174,18 +195,12 @@ def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
                 reached = canonical(rewrite_everywhere(new, equalities, ctx))
                 if sp.expand(reached - target) == 0:
                     if effect == want:
-                        return Verdict(PASS)
+                        return True
                     wrong_way = new
                 if effect == want:
                     found.append(new)
         frontier = list(dict.fromkeys(found))[:SEARCH_WIDTH]
-    names = ", ".join(r.name for r in rules)
-    if wrong_way is not None:
-        opposite = "≥" if want > 0 else "≤"
-        return Verdict(FAIL, f"{names} give {show(before)} {opposite} {show(after)}: the bound "
-                             "goes the other way")
-    return Verdict(FAIL, f"no use of {names} at a place where the expression grows the right "
-                         f"way turns {show(before)} into {show(after)}")
+    return wrong_way
 
 
 def sign_verdict(before: Expr, after: Expr, relation: str, ctx: Context,

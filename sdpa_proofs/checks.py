@@ -287,13 +287,42 @@ class _Evaluation:
         if not variables:
             return mpmath.mpf(sp.N(x, self.dps))
         degrees = {v: _degree(x, v) for v in variables}
-        if any(deg is None for deg in degrees.values()):
-            raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, so no "
-                                        "quadrature rule integrates it exactly")
+        if any(deg is None for deg in degrees.values()) and len(sp.expand(x).args) > 1 \
+                and isinstance(sp.expand(x), sp.Add):
+            # term by term, so that each integral runs over only the coordinates it involves
+            return mpmath.fsum(self.expectation(term) for term in sp.expand(x).args)
         f = sp.lambdify(variables, x, modules="mpmath")
-        value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
+        if any(deg is None for deg in degrees.values()):
+            value, magnitude = self._converged(f, x, variables)
+        else:
+            value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
         self.scale = max(self.scale, magnitude)
         return value
+
+    def _converged(self, f, x: Expr, variables: list) -> tuple:
+        """E[f] for f not a polynomial (e^z, z e^z, ...): the model's Gauss rules with twice
+        the points each time until two results agree to all but the guard digits; no
+        agreement within the grid limit is no value (the check is then undecided)."""
+        wanted = mpmath.mpf(10) ** -(self.dps - CONVERGED_GUARD)
+        previous = None
+        for degree in CONVERGENCE_DEGREES:
+            if (degree // 2 + 1) ** len(variables) > MAX_GRID:
+                break
+            try:
+                value, magnitude = self.model.integrate(
+                    f, variables, dict.fromkeys(variables, degree), self.point, self.dps)
+            except ValueError as error:  # the model has no rule for this integrand
+                raise UnsupportedExpression(f"E[{x}]: {error}") from error
+            if previous is not None and abs(value - previous) <= wanted * max(magnitude, 1):
+                return value, magnitude
+            previous = value
+        raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
+                                    f"quadrature did not converge within {MAX_GRID} points")
+
+
+CONVERGENCE_DEGREES = (30, 62, 126, 254)  # 16, 32, 64, 128 points per latent
+MAX_GRID = 20_000
+CONVERGED_GUARD = 10  # digits of the working precision that two quadratures may disagree on
 
 
 def _moment_atoms(expr: Expr) -> list[Expr]:

@@ -19,6 +19,7 @@ from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
 from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
 from .expressions import RandomVector, SymmetricMatrix
+from .indexing import UnsupportedExpression
 from .symbols import d, k, n, q, s, sigma_k, sigma_q, z
 from .text import show
 
@@ -59,8 +60,9 @@ class Model:
         are matrices add their entries)."""
         return {self.dimension: sp.Integer(dim), **point}
 
-    def joint_moment(self, blocks: list[dict]) -> Expr:
-        """E[prod over blocks prod_v v_b^power] for pairwise distinct coordinates b."""
+    def joint_moment(self, blocks: list[dict], tilts: list[dict] | None = None) -> Expr:
+        """E[prod over blocks prod_v v_b^power * e^(sum_v t_v v_b)] for pairwise distinct
+        coordinates b; ``tilts`` (one dict vector -> t per block) default to none."""
         raise NotImplementedError
 
     def dependence(self, a: Indexed, b: Indexed, distinct: frozenset) -> str | None:
@@ -176,28 +178,57 @@ class LatentLinearModel(Model):
                 return f"{show(a)} and {show(b)} are dependent in this model: both contain {name}"
         return None
 
-    def joint_moment(self, blocks):
-        key = tuple(tuple(sorted(((v.label, p) for v, p in block.items()), key=str))
-                    for block in blocks)
+    def joint_moment(self, blocks, tilts=None):
+        tilts = tilts or [{} for _ in blocks]
+        key = tuple((tuple(sorted(((v.label, p) for v, p in block.items()), key=str)),
+                     tuple(sorted(((v.label, t) for v, t in tilt.items()), key=str)))
+                    for block, tilt in zip(blocks, tilts))
         if key not in self._moments:
-            self._moments[key] = self._joint_moment(blocks)
+            self._moments[key] = self._joint_moment(blocks, tilts)
         return self._moments[key]
 
-    def _joint_moment(self, blocks: list[dict]) -> Expr:
+    def _joint_moment(self, blocks: list[dict], tilts: list[dict]) -> Expr:
         """Write every coordinate in terms of latent symbols (fresh local ones per block, the
-        same shared ones throughout), expand, and take the latents' moments."""
+        same shared ones throughout), expand, and take the latents' moments.  An exponential
+        factor e^(t L) of a standard Gaussian latent L is its moment generating function times
+        a shift: E[g(L) e^(t L)] = e^(t^2/2) E[g(L + t)] (completing the square)."""
         shared = {n: sp.Symbol(f"_{n}") for n, lat in self._latent.items() if lat.shared}
-        product_ = sp.S.One
+        product_, exponent = sp.S.One, sp.S.Zero
         families = {shared[n]: self._latent[n].family for n in shared}
-        for b, block in enumerate(blocks):
+        for b, (block, tilt) in enumerate(zip(blocks, tilts)):
             local = {n: sp.Symbol(f"_{n}_{b}") for n, lat in self._latent.items()
                      if not lat.shared}
             families.update({local[n]: self._latent[n].family for n in local})
             values = {**shared, **local}
             for vector, power in block.items():
-                coordinate = self.means.get(vector, 0) + sp.Add(
-                    *(c * values[n] for n, c in self.loadings[vector].items()))
-                product_ *= coordinate ** power
+                product_ *= self._in_latents(vector, values) ** power
+            for vector, t in tilt.items():
+                exponent += t * self._in_latents(vector, values)
+        if exponent != 0:
+            product_, scale = self._tilt(product_, sp.expand(exponent), families)
+            return sp.expand(scale * self._moment_of(product_, families))
+        return self._moment_of(product_, families)
+
+    def _in_latents(self, vector, values: dict) -> Expr:
+        """A coordinate of ``vector`` written in the latent symbols ``values``."""
+        return self.means.get(vector, 0) + sp.Add(
+            *(c * values[n] for n, c in self.loadings[vector].items()))
+
+    def _tilt(self, product_: Expr, exponent: Expr, families: dict) -> tuple[Expr, Expr]:
+        """(the polynomial with each tilted latent shifted, the factor e^(c + sum t^2/2))."""
+        shifts = {sym: exponent.coeff(sym) for sym in families if exponent.has(sym)}
+        for sym, t in shifts.items():
+            if families[sym] is not NORMAL or t.has(*families):
+                raise UnsupportedExpression(
+                    f"an exponential of coordinates under model {self.name}: its moment "
+                    f"generating function is known here for Gaussian latents only (this one "
+                    f"is {families[sym].name})")
+        constant = sp.expand(exponent - sp.Add(*(t * sym for sym, t in shifts.items())))
+        shifted = product_.xreplace({sym: sym + t for sym, t in shifts.items()})
+        return shifted, sp.exp(constant + sp.Add(*(t ** 2 for t in shifts.values())) / 2)
+
+    def _moment_of(self, product_: Expr, families: dict) -> Expr:
+        """E[polynomial in the latents], from the families' moments."""
         symbols = list(families)
         polynomial = sp.Poly(sp.expand(product_), *symbols) if symbols else None
         if polynomial is None:

@@ -10,7 +10,17 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Expr
 
-from .expressions import SD, Cov, E, SumOverDistinct, Var, index_symbols, is_random_coordinate
+from .expressions import (
+    SD,
+    SUMS,
+    Cov,
+    E,
+    SumOverDistinct,
+    Var,
+    index_symbols,
+    is_random_coordinate,
+    random_coordinates,
+)
 from .indexing import (
     Block,
     UnsupportedExpression,
@@ -86,7 +96,9 @@ class ExactEvaluator:
         return total
 
     def _coefficient(self, coeff: Expr, fixed: dict) -> Expr:
-        if not coeff.has(E):
+        """A factor left whole by the expansion (a log, a negative power): its arguments are
+        evaluated in turn, so that E[.] and sums inside it get their closed forms."""
+        if not coeff.has(E, *SUMS):
             return coeff
         if isinstance(coeff, sp.Mul):
             return sp.Mul(*(self._coefficient(a, fixed) for a in coeff.args))
@@ -104,7 +116,8 @@ class ExactEvaluator:
             fixed = {s: Block(("value", s)) for s in index_symbols(x)}
             total = sp.S.Zero
             for term in expand_terms(x, self.model.dimension,
-                                     lambda e: is_random_coordinate(e) or isinstance(e, E)):
+                                     lambda e: is_random_coordinate(e) or isinstance(e, E)
+                                     or is_exponential(e)):
                 if not term.coeff.is_number and term.coeff.has(sp.Indexed):
                     raise UnsupportedExpression(f"E[{x}]: {term.coeff} is not a polynomial in "
                                                 "the coordinates")
@@ -114,17 +127,53 @@ class ExactEvaluator:
         return self._expectations[x]
 
     def _monomial(self, factors: tuple, assignment: dict) -> Expr:
-        blocks: dict = {}
+        blocks: dict = {}  # block -> {vector: power}
+        tilts: dict = {}  # block -> {vector: t} for the factor e^(t v_block)
         result = sp.S.One
         for factor in factors:
             if isinstance(factor, E):
                 result *= self.expectation(_pin_indices(factor.args[0], assignment))
                 continue
-            (index,) = factor.indices
-            block = assignment.get(index, Block(("value", index)))
-            powers = blocks.setdefault(block, {})
+            if is_exponential(factor):
+                constant, linear = _linear_in_coordinates(factor.args[0])
+                result *= sp.exp(constant)
+                for coordinate, t in linear.items():
+                    block = _block_of(coordinate, assignment)
+                    blocks.setdefault(block, {})
+                    tilt = tilts.setdefault(block, {})
+                    tilt[coordinate.base] = tilt.get(coordinate.base, 0) + t
+                continue
+            powers = blocks.setdefault(_block_of(factor, assignment), {})
             powers[factor.base] = powers.get(factor.base, 0) + 1
-        return result * self.model.joint_moment(list(blocks.values()))
+        order = list(blocks)
+        return result * self.model.joint_moment([blocks[b] for b in order],
+                                                [tilts.get(b, {}) for b in order])
+
+
+def is_exponential(expr: Expr) -> bool:
+    """e^(...) of an expression in the random coordinates."""
+    return isinstance(expr, sp.exp) and bool(random_coordinates(expr.args[0]))
+
+
+def _block_of(coordinate: Expr, assignment: dict) -> Block:
+    (index,) = coordinate.indices
+    return assignment.get(index, Block(("value", index)))
+
+
+def _linear_in_coordinates(exponent: Expr) -> tuple[Expr, dict]:
+    """exponent = constant + sum_c t_c c over random coordinates c, or UnsupportedExpression."""
+    constant, linear = sp.S.Zero, {}
+    for term in sp.Add.make_args(sp.expand(exponent)):
+        coordinates = [f for f in sp.Mul.make_args(term) if is_random_coordinate(f)]
+        rest = term / coordinates[0] if len(coordinates) == 1 else term
+        if len(coordinates) > 1 or random_coordinates(rest):
+            raise UnsupportedExpression(f"E[e^({exponent})]: the exponent is not linear in the "
+                                        "coordinates")
+        if coordinates:
+            linear[coordinates[0]] = linear.get(coordinates[0], 0) + rest
+        else:
+            constant += term
+    return constant, linear
 
 
 def isserlis_moment(factors: list, mean, covariance) -> Expr:

@@ -44,6 +44,9 @@ class UnsupportedForSampling(ValueError):
     pass
 
 
+ELEMENTWISE = {sp.exp: np.exp, sp.log: np.log}
+
+
 def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     """Samples of a random expression as a NumPy array; inside the (single, unnested) sum over
     ``index`` the arrays carry a trailing axis of length ``dim`` that the sum then adds up."""
@@ -70,6 +73,8 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         return result
     if isinstance(expr, sp.Pow):
         return vector_values(expr.base, arrays, dim, index) ** float(expr.exp)
+    if isinstance(expr, tuple(ELEMENTWISE)):
+        return ELEMENTWISE[type(expr)](vector_values(expr.args[0], arrays, dim, index))
     if expr.is_number:
         return float(expr)
     raise UnsupportedForSampling(f"cannot sample {expr}")

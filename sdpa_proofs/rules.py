@@ -283,6 +283,64 @@ class Isserlis(Rule):
             factors, model.mean, lambda a, b: model.covariance(a, b, relations.get((a, b), a == b)))
 
 
+class GaussianMGF(Rule):
+    name = "gaussian_mgf"
+    fact = "E[e^(c + t X)] = e^(c + t mu + t^2 sigma^2 / 2) for a Gaussian X with mean mu and " \
+           "variance sigma^2 (its moment generating function)"
+    latex = r"$\mathbb{E}[e^{tX}] = e^{t\mu + t^2\sigma^2/2}$, $X$ Gaussian"
+
+    def rewrite(self, node, ctx):
+        if not (isinstance(node, E) and isinstance(node.args[0], sp.exp)):
+            return None
+        split = _affine_in_one_coordinate(node.args[0].args[0])
+        if split is None:
+            return None
+        constant, t, x = split
+        if not ctx.precondition(ctx.model.is_gaussian,
+                                f"gaussian_mgf: {show(x)} is not Gaussian under "
+                                f"{ctx.model.name}"):
+            return None
+        return sp.exp(constant + t * ctx.model.mean(x) + t ** 2 * ctx.model.variance(x) / 2)
+
+
+def _affine_in_one_coordinate(expr: Expr) -> tuple[Expr, Expr, Expr] | None:
+    """(c, t, X) with expr = c + t X for one random coordinate X, or None."""
+    coordinates = random_coordinates(expr)
+    if len(coordinates) != 1:
+        return None
+    (x,) = coordinates
+    t = sp.expand(expr).coeff(x)
+    constant = sp.expand(expr - t * x)
+    if random_coordinates(t) or random_coordinates(constant):
+        return None
+    return constant, t, x
+
+
+class Stein(Rule):
+    name = "stein"
+    fact = "E[X g(X)] = mu E[g(X)] + sigma^2 E[g'(X)] for a Gaussian X with mean mu and " \
+           "variance sigma^2 (Stein's lemma; integration by parts against the density)"
+    latex = r"Stein's lemma $\mathbb{E}[X g(X)] = \mu\mathbb{E}[g(X)] + " \
+            r"\sigma^2\mathbb{E}[g'(X)]$"
+
+    def rewrite(self, node, ctx):
+        if not (isinstance(node, E) and isinstance(node.args[0], Mul)):
+            return None
+        argument = node.args[0]
+        coordinates = random_coordinates(argument)
+        if len(coordinates) != 1:
+            return None  # g of other coordinates would need their covariances with X
+        (x,) = coordinates
+        if x not in argument.args and not any(isinstance(f, Pow) and f.base == x
+                                              for f in argument.args):
+            return None  # X is not a factor
+        if not ctx.precondition(ctx.model.is_gaussian,
+                                f"stein: {show(x)} is not Gaussian under {ctx.model.name}"):
+            return None
+        g = argument / x
+        return ctx.model.mean(x) * E(g) + ctx.model.variance(x) * E(sp.diff(g, x))
+
+
 class SDDefinition(Rule):
     name = "sd_definition"
     fact = "sd(X) = sqrt(Var(X))"
@@ -537,7 +595,7 @@ RULES: dict[str, Rule] = {rule.name: rule for rule in (
     Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
     VarianceDefinition(), SDDefinition(), CovarianceDefinition(), VarianceScaling(),
     ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Differentiate(), Sift(),
-    MaxMonotone(), Algebra())}
+    MaxMonotone(), GaussianMGF(), Stein(), Algebra())}
 
 
 def resolve(by: str | Rule | Iterable) -> list[Rule]:

@@ -1,7 +1,7 @@
 """Every rule: a correct application passes, a wrong one is rejected with the reason named."""
 
 import pytest
-from sympy import Derivative, Eq, KroneckerDelta, Rational, Sum, sqrt, sympify
+from sympy import Derivative, Eq, KroneckerDelta, Rational, Sum, exp, sqrt, sympify
 
 from sdpa_proofs import (
     SD,
@@ -24,7 +24,9 @@ from sdpa_proofs import (
     sigma_k,
     sigma_q,
     softmax_p,
+    z,
 )
+from sdpa_proofs import s as s_logit
 from sdpa_proofs.checks import rule_check
 from sdpa_proofs.models import alpha, beta, get_model, mu_k, mu_q, rho
 from sdpa_proofs.rules import RULES, UnknownRule, resolve
@@ -93,7 +95,29 @@ GAUSSIAN_CASES = {
          2 * alpha**2 * beta**2),
         ("separate-factors", E(q[i] * k[i] * q[j] * k[j]), alpha**2 * beta**2, 0),
     ],
+    # E[e^{tX}] = e^{t mu + t^2 sigma^2 / 2]: a forgotten t^2, a dropped mean
+    "gaussian_mgf": [
+        ("gaussian-logits", E(exp(2 * z[i])), exp(2 * s_logit**2), exp(s_logit**2)),
+        ("correlated-normal-means", E(exp(q[1] + 1)), exp(1 + mu_q + sigma_q**2 / 2),
+         exp(1 + sigma_q**2 / 2)),
+    ],
+    # E[X g(X)] = mu E[g] + sigma^2 E[g']: sigma for sigma^2, a dropped mean
+    "stein": [
+        ("gaussian-logits", E(z[i] * exp(z[i])), s_logit**2 * E(exp(z[i])),
+         s_logit * E(exp(z[i]))),
+        ("correlated-normal-means", E(q[1] * exp(q[1])),
+         (mu_q + sigma_q**2) * E(exp(q[1])), sigma_q**2 * E(exp(q[1]))),
+    ],
 }
+
+
+@pytest.mark.parametrize("rule", ["gaussian_mgf", "stein"])
+def test_gaussian_identities_need_a_gaussian_model(rule):
+    uniform = get_model("independent-uniform")
+    before = E(q[1] * exp(q[1])) if rule == "stein" else E(exp(q[1]))
+    after = sigma_q**2 * E(exp(q[1])) if rule == "stein" else exp(sigma_q**2 / 2)
+    verdict = check(before, after, rule, uniform)
+    assert verdict.status == "fail" and "not Gaussian" in verdict.reason
 
 
 # Rules about softmax probabilities, under Gaussian logits: (before, right, relation, wrong).
