@@ -160,8 +160,9 @@ def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
     want = _upward(relation)
     bounds = [r for r in rules if isinstance(r, BoundRule)]
     equalities = [r for r in rules if not isinstance(r, BoundRule)]
-    if not bounds:
-        return sign_verdict(before, after, relation, ctx)
+    if not bounds:  # the equality rules first (each keeps the value), then the sign
+        return sign_verdict(rewrite_everywhere(before, equalities, ctx),
+                            rewrite_everywhere(after, equalities, ctx), relation, ctx)
     maxima = _maxima(before, after)
     names = ", ".join(r.name for r in rules)
     # a bound can be read either way: from before up to after, or from after down to before
