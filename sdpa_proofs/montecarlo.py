@@ -13,7 +13,15 @@ import numpy as np
 import sympy as sp
 from sympy import Eq, Expr, Sum
 
-from .expressions import Cov, E, Var, is_random_coordinate, moment_atoms, random_coordinates
+from .expressions import (
+    Cov,
+    E,
+    MaxOver,
+    Var,
+    is_random_coordinate,
+    moment_atoms,
+    random_coordinates,
+)
 from .models import Model
 
 DIMENSIONS = (64, 512, 4096)
@@ -58,13 +66,16 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
             column = arrays[expr.base][:, int(position) - 1]
             return column if index is None else column[:, None]
         raise UnsupportedForSampling(f"free index in {expr}")
-    if isinstance(expr, Sum):
+    if isinstance(expr, (Sum, MaxOver)):
+        if index is not None and not expr.has(index):  # e.g. a softmax normaliser in a sum
+            return vector_values(expr, arrays, dim)[..., None]
         if index is not None or len(expr.limits) != 1:
             raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
         (bound, lower, upper), = expr.limits
-        if lower != 1 or int(upper) != dim:
+        if lower != 1 or not upper.is_Integer or int(upper) != dim:
             raise UnsupportedForSampling(f"sum limits of {expr}")
-        return vector_values(expr.function, arrays, dim, bound).sum(axis=-1)
+        values = vector_values(expr.function, arrays, dim, bound)
+        return values.max(axis=-1) if isinstance(expr, MaxOver) else values.sum(axis=-1)
     if isinstance(expr, (sp.Add, sp.Mul)):
         parts = [vector_values(a, arrays, dim, index) for a in expr.args]
         result = parts[0]
@@ -116,8 +127,10 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
     claim fails when the mean difference is more than TOLERANCE_SE standard errors from 0."""
     point = model.parameter_points[0]
     atoms = sorted(moment_atoms(claim.lhs) | moment_atoms(claim.rhs), key=sp.default_sort_key)
-    if not moment_atoms(claim.lhs) or random_coordinates(claim.lhs) | random_coordinates(claim.rhs):
-        return []  # nothing to estimate, or an identity that holds pointwise
+    if random_coordinates(claim.lhs) | random_coordinates(claim.rhs):
+        return check_pointwise(claim, model, dims, seed)
+    if not moment_atoms(claim.lhs):
+        return []  # nothing random to estimate
     entries = [x for x in claim.atoms(sp.Indexed) if not is_random_coordinate(x)]
     if entries:  # e.g. tr Sigma_qk: a sum of matrix entries, not a closed form in d
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
@@ -141,20 +154,57 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         batches = np.array([[side(dim, *(_statistic(a, v, slice(b, None, BATCHES))
                                          for a, v in zip(atoms, values))) for side in sides]
                             for b in range(BATCHES)], dtype=float)
-        results.append(_compare(dim, n, batches[:, 0], batches[:, 1]))
+        results.append(_compare(dim, n, batches[:, 0], batches[:, 1], claim.rel_op))
     return results
 
 
-def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray) -> MonteCarloResult:
-    """Batch estimates of both sides -> the left side's interval and the verdict on lhs - rhs."""
+def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
+             relation: str = "==") -> MonteCarloResult:
+    """Batch estimates of both sides -> the left side's interval and the verdict on lhs - rhs:
+    within TOLERANCE_SE standard errors of 0 for an equation, not more than that on the wrong
+    side of 0 for an inequality."""
     estimate, expected = float(lhs.mean()), float(rhs.mean())
     spread = float(lhs.std(ddof=1) / np.sqrt(BATCHES))
     difference = lhs - rhs
-    off = abs(float(difference.mean()))
+    signed = float(difference.mean())
+    off = {"==": abs(signed), "<=": signed, "<": signed, ">=": -signed, ">": -signed}[relation]
     error = float(difference.std(ddof=1) / np.sqrt(BATCHES))
     ok = off <= TOLERANCE_SE * error if error > 0 else off <= 1e-12 * max(1.0, abs(expected))
     return MonteCarloResult(
         dim, n, estimate, estimate - T_95 * spread, estimate + T_95 * spread, expected,
         "pass" if ok else "fail",
-        "" if ok else f"estimate {estimate:.6g} is {_in_errors(off, error)} standard errors "
-                      f"from the claimed {expected:.6g}")
+        "" if ok else f"estimate {estimate:.6g} is {_in_errors(abs(off), error)} standard "
+                      f"errors from the claimed {expected:.6g}"
+                      + ("" if relation == "==" else f" on the wrong side of {relation}"))
+
+
+POINTWISE_SAMPLES = 2000
+_HOLDS = {"==": np.isclose, "<=": lambda a, b: a <= b + 1e-9 * (1 + np.abs(b)),
+          ">=": lambda a, b: a >= b - 1e-9 * (1 + np.abs(b)), "<": np.less, ">": np.greater}
+
+
+def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
+                    seed: int = 2026) -> list[MonteCarloResult]:
+    """A claim about the coordinates themselves must hold at every sample: both sides at each
+    of POINTWISE_SAMPLES draws (logits at the model's first point), in double precision with a
+    relative margin of 1e-9; the first sample where it fails is the counterexample."""
+    point = model.parameter_points[0]
+    results = []
+    for dim in dims:
+        arrays = draw_samples(model, dim, point, POINTWISE_SAMPLES, seed)
+        concrete = {model.dimension: sp.Integer(dim), **point}
+        try:
+            lhs, rhs = (_as_samples(vector_values(side.xreplace(concrete), arrays, dim),
+                                    POINTWISE_SAMPLES) for side in (claim.lhs, claim.rhs))
+        except UnsupportedForSampling as error:
+            return [MonteCarloResult(dim, 0, *[float("nan")] * 4, NOT_APPLICABLE,
+                                     f"not sampled: {error}")]
+        holds = _HOLDS[claim.rel_op](lhs, rhs)
+        bad = np.flatnonzero(~holds)
+        reason = "" if not len(bad) else (
+            f"fails at {len(bad)} of {POINTWISE_SAMPLES} samples; the first: "
+            f"{lhs[bad[0]]:.12g} {claim.rel_op} {rhs[bad[0]]:.12g} is false")
+        results.append(MonteCarloResult(dim, POINTWISE_SAMPLES, float(lhs.mean()),
+                                        float(lhs.min()), float(lhs.max()), float(rhs.mean()),
+                                        "fail" if len(bad) else "pass", reason))
+    return results

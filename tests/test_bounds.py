@@ -234,3 +234,26 @@ def test_numeric_check_tells_ties_from_violations():
     wrong = numeric_check(before, after, LOGITS, settings_, relation="<=")
     assert wrong.status == "fail" and mpmath.mpf(wrong.counterexample["lhs"]) > \
         mpmath.mpf(wrong.counterexample["rhs"])
+
+
+def test_monte_carlo_checks_a_pointwise_inequality_at_every_sample():
+    from sdpa_proofs.montecarlo import check_pointwise
+
+    collision = Sum(softmax_p(i) ** 2, (i, 1, n))
+    good = check_pointwise(Le(collision, p_max), LOGITS, dims=(64,))
+    assert [r.status for r in good] == ["pass"] and good[0].samples > 0
+    bad = check_pointwise(Le(collision, p_max ** 2), LOGITS, dims=(64,))
+    assert bad[0].status == "fail" and "is false" in bad[0].reason
+
+
+def test_monte_carlo_of_a_moment_inequality_is_one_sided():
+    """E[sum e^{2z}] >= E[sum e^z]^2 / n (Cauchy-Schwarz), about e^{s^2} times over: the true
+    direction passes, the turned one fails."""
+    from sdpa_proofs import E
+    from sdpa_proofs.montecarlo import check_claim
+
+    squares, total = E(Sum(sp.exp(2 * z[i]), (i, 1, n))), E(Sum(sp.exp(z[i]), (i, 1, n)))
+    assert {r.status for r in check_claim(Ge(squares, total ** 2 / n), LOGITS,
+                                          dims=(64,))} == {"pass"}
+    turned = check_claim(Le(squares, total ** 2 / n), LOGITS, dims=(64,))
+    assert turned[0].status == "fail" and "wrong side" in turned[0].reason
