@@ -5,21 +5,19 @@ With the upper bound (jacobian_trace_upper) this pins the size of J to the large
 over n keys (max p = 1/n) keeps tr J >= 1 - 1/n.
 """
 
-from sympy import Derivative, Ge, Sum, Symbol
+from sympy import Ge, Sum
 
-from sdpa_proofs import Derivation, Step, i, n, p_max, softmax_p, z
+from sdpa_proofs import Derivation, Step, i, n, p_max, softmax_p
 
-P = Symbol("p_max")
+from _trace import P, TRACE, trace_opening
 
 derivation = Derivation(
     title="The softmax Jacobian stays away from 0 unless max p -> 1: tr J >= 1 - max p",
-    claim=Ge(Sum(Derivative(softmax_p(i), z[i]), (i, 1, n)), 1 - P),
+    claim=Ge(TRACE, 1 - P),
     where={P: p_max},
     models=["gaussian-logits"],
     steps=[
-        Step(Sum(softmax_p(i) * (1 - softmax_p(i)), (i, 1, n)), ["differentiate", "sift"],
-             "the diagonal of $J$: $\\partial p_i/\\partial z_i = p_i(1 - p_i)$"),
-        Step(1 - Sum(softmax_p(i) ** 2, (i, 1, n)), "algebra", "$\\sum_i p_i = 1$"),
+        *trace_opening(),
         Step(1 - P * Sum(softmax_p(i), (i, 1, n)), "at_most_max",
              "$p_i^2 = p_i \\cdot p_i \\le p_i \\, p_{\\max}$", rel=">="),
         Step(1 - P, "algebra", "$\\sum_i p_i = 1$"),

@@ -6,21 +6,19 @@ Frobenius norm and every entry.  The bound is explicit in the largest probabilit
 logits are spread far apart (no 1/sqrt(d_k)), max p -> 1 and every gradient through J -> 0.
 """
 
-from sympy import Derivative, Le, Sum, Symbol
+from sympy import Le
 
-from sdpa_proofs import Derivation, MaxOver, Step, i, n, p_max, softmax_p, z
+from sdpa_proofs import Derivation, MaxOver, Step, i, n, p_max, softmax_p
 
-P = Symbol("p_max")
+from _trace import P, TRACE, trace_opening
 
 derivation = Derivation(
     title="The softmax Jacobian vanishes as max p -> 1: tr J <= 2(1 - max p)",
-    claim=Le(Sum(Derivative(softmax_p(i), z[i]), (i, 1, n)), 2 * (1 - P)),
+    claim=Le(TRACE, 2 * (1 - P)),
     where={P: p_max},
     models=["gaussian-logits"],
     steps=[
-        Step(Sum(softmax_p(i) * (1 - softmax_p(i)), (i, 1, n)), ["differentiate", "sift"],
-             "the diagonal of $J$: $\\partial p_i/\\partial z_i = p_i(1 - p_i)$"),
-        Step(1 - Sum(softmax_p(i) ** 2, (i, 1, n)), "algebra", "$\\sum_i p_i = 1$"),
+        *trace_opening(),
         Step(1 - MaxOver(softmax_p(i) ** 2, (i, 1, n)), "sum_at_least_max",
              "a sum of non-negative terms is at least its largest term", rel="<="),
         Step(1 - P ** 2, "max_monotone", "$x \\mapsto x^2$ is increasing on $[0, 1]$"),
