@@ -45,10 +45,13 @@ def split_times() -> dict[str, float]:
             for previous, step in derivation.chain():
                 before, after = unfold(previous, where), unfold(step.expr, where)
                 rules = [r.unfolded(where) for r in resolve(step.by)]
-                totals["rule check"] += timed(rule_check, before, after, rules, model)
-                totals["exact engine"] += timed(exact_check, before, after, model)
+                distinct, relation = derivation.distinct, step.rel
+                totals["rule check"] += timed(rule_check, before, after, rules, model,
+                                              distinct, relation)
+                totals["exact engine"] += timed(exact_check, before, after, model, distinct,
+                                                relation)
                 totals["numeric (mpmath)"] += timed(numeric_check, before, after, model,
-                                                    NumericSettings())
+                                                    NumericSettings(), distinct, relation)
             claims.append((model.name, derivation.claim.xreplace(where), model))
     # model by model, as the runner does, so that one model's samples serve all its claims
     for _, claim, model in sorted(claims, key=lambda c: c[0]):

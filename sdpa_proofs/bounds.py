@@ -17,7 +17,7 @@ from sympy import Add, Expr, Mul, Pow, Sum
 
 from .algebra import canonical
 from .expressions import E, MaxOver, index_symbols
-from .intervals import Ranges, _known_le, enclosure, is_nonnegative, sign
+from .intervals import Ranges, known_le, enclosure, is_nonnegative, sign
 from .rules import RULES, Context, Rule, rewrite_everywhere
 from .text import show
 from .verdicts import FAIL, PASS, Verdict
@@ -49,8 +49,8 @@ class AtMostMax(BoundRule):
             (index, lower, upper), = maximum.limits
             for t in sorted(index_symbols(node), key=sp.default_sort_key):
                 reach = ranges.of(t)
-                if reach is None or not (_known_le(lower, reach[0])
-                                         and _known_le(reach[1], upper)):
+                if reach is None or not (known_le(lower, reach[0])
+                                         and known_le(reach[1], upper)):
                     continue
                 term = maximum.function.xreplace({index: t})
                 if node == term:
@@ -77,7 +77,7 @@ class SumAtLeastMax(BoundRule):
     def bounds(self, node, ranges, maxima):
         if isinstance(node, Sum) and len(node.limits) == 1:
             (index, lower, upper), = node.limits
-            if _known_le(lower, upper) and is_nonnegative(node.function,
+            if known_le(lower, upper) and is_nonnegative(node.function,
                                                           ranges.with_limits(node.limits)):
                 yield MaxOver(node.function, (index, lower, upper)), LOWER
 

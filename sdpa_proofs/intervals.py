@@ -44,7 +44,7 @@ def _times(a: Expr, b: Expr) -> Expr:
     return S.Zero if a == 0 or b == 0 else a * b
 
 
-def _known_le(a: Expr, b: Expr) -> bool:
+def known_le(a: Expr, b: Expr) -> bool:
     """a <= b is certain: SymPy decides it from the numbers or the symbols' assumptions."""
     try:
         return sp.Le(a, b) == S.true
@@ -54,12 +54,12 @@ def _known_le(a: Expr, b: Expr) -> bool:
 
 def is_nonnegative(expr: Expr, ranges: Ranges) -> bool:
     lo, _ = enclosure(expr, ranges)
-    return _known_le(S.Zero, lo)
+    return known_le(S.Zero, lo)
 
 
 def is_nonpositive(expr: Expr, ranges: Ranges) -> bool:
     _, hi = enclosure(expr, ranges)
-    return _known_le(hi, S.Zero)
+    return known_le(hi, S.Zero)
 
 
 def sign(expr: Expr, ranges: Ranges) -> int | None:
@@ -148,7 +148,7 @@ def _split_share(expr: Mul, ranges: Ranges) -> tuple[bool, Expr]:
             continue
         for t in _index_candidates(rest):
             reach = ranges.of(t)
-            if reach is None or not (_known_le(lower, reach[0]) and _known_le(reach[1], upper)):
+            if reach is None or not (known_le(lower, reach[0]) and known_le(reach[1], upper)):
                 continue
             # expr = share * quotient is an identity, so any t in range gives a sound enclosure
             return True, rest / total.function.xreplace({index: t}) ** power
@@ -168,17 +168,17 @@ def _pow(expr: Pow, ranges: Ranges) -> Interval:
             return _exp(sp.exp(exponent), ranges)
         return UNKNOWN
     if exponent.is_Integer and exponent % 2 == 0 and exponent > 0:
-        if _known_le(S.Zero, lo):
+        if known_le(S.Zero, lo):
             return lo ** exponent, hi ** exponent
-        if _known_le(hi, S.Zero):
+        if known_le(hi, S.Zero):
             return hi ** exponent, lo ** exponent
         return S.Zero, sp.Max(lo ** exponent, hi ** exponent) if lo.is_finite and hi.is_finite \
             else S.Infinity
     if exponent.is_Integer and exponent > 0:  # odd: increasing on the whole line
         return lo ** exponent, hi ** exponent
-    if exponent > 0 and _known_le(S.Zero, lo):
+    if exponent > 0 and known_le(S.Zero, lo):
         return lo ** exponent, hi ** exponent
-    if exponent < 0 and _known_le(S.Zero, lo):
+    if exponent < 0 and known_le(S.Zero, lo):
         return (hi ** exponent if hi is not S.Infinity else S.Zero,
                 lo ** exponent if lo != 0 else S.Infinity)
     return UNKNOWN
@@ -191,7 +191,7 @@ def _exp(expr: Expr, ranges: Ranges) -> Interval:
 
 def _log(expr: Expr, ranges: Ranges) -> Interval:
     lo, hi = enclosure(expr.args[0], ranges)
-    if not _known_le(S.Zero, lo):
+    if not known_le(S.Zero, lo):
         return UNKNOWN
     return (S.NegativeInfinity if lo == 0 else sp.log(lo)), sp.log(hi)
 
@@ -199,8 +199,8 @@ def _log(expr: Expr, ranges: Ranges) -> Interval:
 def _sum(expr: Sum, ranges: Ranges) -> Interval:
     """A sum of terms in [a, b]: non-negative if a >= 0, non-positive if b <= 0."""
     a, b = enclosure(expr.function, ranges.with_limits(expr.limits))
-    lo = S.Zero if _known_le(S.Zero, a) else S.NegativeInfinity
-    hi = S.Zero if _known_le(b, S.Zero) else S.Infinity
+    lo = S.Zero if known_le(S.Zero, a) else S.NegativeInfinity
+    hi = S.Zero if known_le(b, S.Zero) else S.Infinity
     return lo, hi
 
 
