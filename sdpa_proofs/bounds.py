@@ -17,7 +17,7 @@ from sympy import Add, Expr, Mul, Pow, Sum
 
 from .algebra import canonical
 from .expressions import E, MaxOver, index_symbols
-from .intervals import Ranges, known_le, enclosure, is_nonnegative, sign
+from .intervals import Ranges, enclosure, is_nonnegative, known_le, sign
 from .rules import RULES, Context, Rule, rewrite_everywhere
 from .text import show
 from .verdicts import FAIL, PASS, Verdict
