@@ -163,14 +163,14 @@ def differs_somewhere(expr: Expr, probes: int) -> bool:
     rng = random.Random(20261129)
     symbols = sorted(expr.free_symbols, key=str)
     for _ in range(probes):
-        point = {s: _random_value(s, rng) for s in symbols}
+        point = {s: random_value(s, rng) for s in symbols}
         value = sp.N(expr.xreplace(point), 50)
         if value.is_number and value.is_comparable and abs(value) > mpmath.mpf(10) ** -30:
             return True
     return False
 
 
-def _random_value(symbol: Symbol, rng: random.Random):
+def random_value(symbol: Symbol, rng: random.Random):
     if symbol.is_integer:
         return sp.Integer(rng.randint(5, 40))
     value = sp.Rational(rng.randint(11, 97), rng.randint(7, 31))

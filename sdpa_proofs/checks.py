@@ -20,7 +20,14 @@ import numpy as np
 import sympy as sp
 from sympy import Derivative, Expr, Indexed
 
-from .algebra import algebraically_equal, canonical, differs_somewhere, readable, simplifies_to_zero
+from .algebra import (
+    algebraically_equal,
+    canonical,
+    differs_somewhere,
+    random_value,
+    readable,
+    simplifies_to_zero,
+)
 from .bounds import bound_check, sign_verdict
 from .expressions import (
     BINDERS,
@@ -127,6 +134,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                      for f in forms]
             values = {c: sp.Rational(rng.randint(-30, 30), rng.randint(5, 13))
                       for c in random_coordinates(sides[0]) | random_coordinates(sides[1])}
+            values.update(arbitrary_values(sides))
             difference = sp.N((sides[0] - sides[1]).xreplace(values), 50)
             if difference.is_number and abs(difference) > mpmath.mpf(10) ** -30:
                 where = {str(model.dimension): dim, **{str(k): int(v) for k, v in indices.items()},
@@ -429,9 +437,12 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                 substitution = model.concrete(point, dim)
                 for indices in concrete_index_values([before, after], distinct, dim):
                     sides = [concretise(x, substitution, indices) for x in (before, after)]
+                    arbitrary = arbitrary_values(sides)
+                    sides = [side.xreplace(arbitrary) for side in sides]
                     where = {str(model.dimension): dim,
                              **{str(k): str(v) for k, v in point.items()},
-                             **{str(k): int(v) for k, v in indices.items()}}
+                             **{str(k): int(v) for k, v in indices.items()},
+                             **{str(k): str(v) for k, v in arbitrary.items()}}
                     try:
                         pairs = list(evaluate(sides, model, substitution, point, dim))
                     except UnsupportedExpression as error:
@@ -475,6 +486,17 @@ def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
                                        "rhs": mpmath.nstr(rhs, 25)})
     return Verdict(UNDECIDED, f"at {_format_point(where)} the sides differ by "
                               f"{mpmath.nstr(margin, 5)}, too little to tell at this precision")
+
+
+def arbitrary_values(exprs: list[Expr]) -> dict:
+    """Values for the symbols that neither the model nor the indices fix (a shift c in
+    softmax(z + c) = softmax(z)): the statement is about every value, so any seeded value will
+    do, respecting the symbol's assumptions."""
+    labels = {c.base.label for e in exprs for c in random_coordinates(e)}
+    free = sorted({x for e in exprs for x in e.free_symbols
+                   if isinstance(x, sp.Symbol) and x not in labels}, key=str)
+    rng = random.Random(20261129)
+    return {x: random_value(x, rng) for x in free}
 
 
 def _integrated_pair(sides, model, substitution, point, dim):

@@ -193,3 +193,22 @@ def test_sifting_needs_the_delta_index_in_range_of_the_sum():
     model = get_model("gaussian-logits")
     partial = Sum(KroneckerDelta(i, m) * exp(z[m]), (m, 1, 3))  # i may exceed 3
     assert rule_check(partial, exp(z[i]), resolve("sift"), model).status == "fail"
+
+
+def test_a_shift_dropped_from_the_normaliser_is_refuted_by_every_check():
+    """softmax(z + c) = softmax(z) holds for every c; e^{z_i + c} / sum_m e^{z_m} does not, and
+    the symbol c, which no model fixes, is given seeded values by the concrete checks."""
+    from sympy import Eq, Sum, Symbol, exp
+
+    from sdpa_proofs import Derivation, Step, VerifySettings, i, m, n, softmax_p, verify_derivation
+    from sdpa_proofs import z as logits
+
+    c = Symbol("c", real=True)
+    for normaliser, verdicts in ((Sum(exp(logits[m] + c), (m, 1, n)), {"pass"}),
+                                 (Sum(exp(logits[m]), (m, 1, n)), {"fail"})):
+        derivation = Derivation(claim=Eq(exp(logits[i] + c) / normaliser, softmax_p(i)),
+                                steps=[Step(softmax_p(i), "algebra")],
+                                models=["gaussian-logits"])
+        step = verify_derivation(derivation, VerifySettings(monte_carlo=False)).models[0].steps[0]
+        assert {step.rule_check.status, step.exact_check.status,
+                step.numeric_check.status} == verdicts
