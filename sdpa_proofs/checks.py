@@ -492,9 +492,10 @@ def arbitrary_values(exprs: list[Expr]) -> dict:
     """Values for the symbols that neither the model nor the indices fix (a shift c in
     softmax(z + c) = softmax(z)): the statement is about every value, so any seeded value will
     do, respecting the symbol's assumptions."""
-    labels = {c.base.label for e in exprs for c in random_coordinates(e)}
+    entries = {x for e in exprs for x in e.atoms(Indexed)}
+    labels = {x.base.label for x in entries} | {i for x in entries for i in x.indices}
     free = sorted({x for e in exprs for x in e.free_symbols
-                   if isinstance(x, sp.Symbol) and x not in labels}, key=str)
+                   if type(x) is sp.Symbol and x not in labels}, key=str)
     rng = random.Random(20261129)
     return {x: random_value(x, rng) for x in free}
 
