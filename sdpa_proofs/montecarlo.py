@@ -18,11 +18,13 @@ from .expressions import (
     E,
     MaxOver,
     Var,
+    index_symbols,
     is_random_coordinate,
     moment_atoms,
     random_coordinates,
 )
 from .models import Model
+from .rules import pointwise_normal_form
 
 DIMENSIONS = (64, 512, 4096)
 BATCHES = 20
@@ -187,15 +189,24 @@ def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
                     seed: int = 2026) -> list[MonteCarloResult]:
     """A claim about the coordinates themselves must hold at every sample: both sides at each
     of POINTWISE_SAMPLES draws (logits at the model's first point), in double precision with a
-    relative margin of 1e-9; the first sample where it fails is the counterexample."""
+    relative margin of 1e-9; the first sample where it fails is the counterexample.  Free
+    indices (a statement about generic i, j) are not sampled."""
+    free = sorted(index_symbols(claim.lhs) | index_symbols(claim.rhs), key=str)
+    if free:
+        return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
+                                 f"not sampled: a statement about generic indices "
+                                 f"({', '.join(map(str, free))})")]
     point = model.parameter_points[0]
+    # derivatives taken by SymPy for symbolic n (d/dz_i of a softmax), then sampled at each n
+    sides = [pointwise_normal_form(side, model) if side.has(sp.Derivative) else side
+             for side in (claim.lhs, claim.rhs)]
     results = []
     for dim in dims:
         arrays = draw_samples(model, dim, point, POINTWISE_SAMPLES, seed)
         concrete = {model.dimension: sp.Integer(dim), **point}
         try:
             lhs, rhs = (_as_samples(vector_values(side.xreplace(concrete), arrays, dim),
-                                    POINTWISE_SAMPLES) for side in (claim.lhs, claim.rhs))
+                                    POINTWISE_SAMPLES) for side in sides)
         except UnsupportedForSampling as error:
             return [MonteCarloResult(dim, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                      f"not sampled: {error}")]

@@ -257,3 +257,13 @@ def test_monte_carlo_of_a_moment_inequality_is_one_sided():
                                           dims=(64,))} == {"pass"}
     turned = check_claim(Le(squares, total ** 2 / n), LOGITS, dims=(64,))
     assert turned[0].status == "fail" and "wrong side" in turned[0].reason
+
+
+def test_monte_carlo_differentiates_before_sampling():
+    """tr J <= 2 (1 - max p) holds at every sample at n = 64; tr J <= 1 - max p does not."""
+    from sdpa_proofs.montecarlo import check_pointwise
+
+    good = check_pointwise(Le(TRACE, 2 * (1 - p_max)), LOGITS, dims=(64,))
+    assert good[0].status == "pass" and good[0].samples > 0
+    bad = check_pointwise(Le(TRACE, 1 - p_max), LOGITS, dims=(64,))
+    assert bad[0].status == "fail" and "is false" in bad[0].reason
