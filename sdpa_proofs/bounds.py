@@ -64,7 +64,8 @@ class AtMostMax(BoundRule):
 
 
 def _divides(term: Expr, node: Expr) -> bool:
-    """Every base of ``term`` is a base of ``node``: term is part of the product."""
+    """Every base of ``term`` is a base of ``node``: term shows in the product.  Only a filter on
+    where to offer the bound: node = term * (node / term) holds whatever it says."""
     have = node.as_powers_dict()
     return all(base in have for base in term.as_powers_dict())
 
@@ -84,7 +85,7 @@ class SumAtLeastMax(BoundRule):
 
 class WithinRange(BoundRule):
     name = "range"
-    fact = "a quantity lies within its range (0 <= p_i <= 1, max_j p_j <= 1, e^x > 0, ...), " \
+    fact = "a quantity lies within its range (0 <= p_i <= 1, max_j p_j <= 1, e^x >= 0, ...), " \
            "by interval arithmetic"
     latex = "range"
 

@@ -7,6 +7,8 @@ from pathlib import Path
 import mpmath
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sympy import Abs, Sum, exp, sqrt
 
 from sdpa_proofs import E, VerifySettings, get_model, i, n, s, verify_derivation, z
@@ -101,3 +103,19 @@ def test_the_closed_forms_hold_at_the_model_points_as_numbers():
             zw = _moment(lambda x: x * mpmath.exp(x), sd)
             assert abs(w2 / w1**2 - mpmath.exp(sd**2)) < 1e-20
             assert abs(mpmath.log(w1) - zw / w1 + sd**2 / 2) < 1e-20
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(-3, 3), st.integers(0, 3), st.fractions(-2, 2, max_denominator=5))
+def test_tilted_moments_against_quadrature(power_shift, power, t):
+    """E[z^a e^{t z + b}] from the exact engine (completing the square) against tanh-sinh
+    quadrature of the Gaussian density, for random a, t and b."""
+    b = sp.Rational(power_shift, 3)
+    t = sp.Rational(t.numerator, t.denominator)
+    exact = ExactEvaluator(LOGITS).value(E(z[1] ** power * exp(t * z[1] + b)))
+    with mpmath.workdps(30):
+        sd = mpmath.mpf(3) / 5
+        tt, bb = mpmath.mpf(t.p) / t.q, mpmath.mpf(b.p) / b.q
+        integral = _moment(lambda x: x**power * mpmath.exp(tt * x + bb), sd)
+        value = sp.N(exact.subs(s, sp.Rational(3, 5)), 30)
+        assert abs(value - integral) <= 1e-22 * max(1, abs(integral))
