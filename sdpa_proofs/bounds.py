@@ -17,7 +17,7 @@ from sympy import Add, Expr, Mul, Pow, Sum
 
 from .algebra import canonical
 from .expressions import E, MaxOver, index_symbols
-from .intervals import Ranges, enclosure, is_nonnegative, known_le, sign
+from .intervals import Ranges, enclosure, forward, is_nonnegative, known_le, sign
 from .rules import RULES, Context, Rule, rewrite_everywhere
 from .text import show
 from .verdicts import FAIL, PASS, Verdict
@@ -134,7 +134,7 @@ def _monotone_children(expr: Expr, ranges: Ranges):
         if is_nonnegative(expr.base, ranges):  # x^a grows with x on x >= 0, so stay there
             return [(0, expr.base, 1, ranges, lambda new: is_nonnegative(new, ranges))]
         return []
-    if isinstance(expr, (Sum, MaxOver)):
+    if isinstance(expr, MaxOver) or isinstance(expr, Sum) and forward(expr.limits):
         return [(0, expr.function, 1, ranges.with_limits(expr.limits), anywhere)]
     if isinstance(expr, (sp.exp, E)):  # e^x grows with x; E[X] <= E[Y] when X <= Y
         return [(0, expr.args[0], 1, ranges, anywhere)]

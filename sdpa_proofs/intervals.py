@@ -196,8 +196,16 @@ def _log(expr: Expr, ranges: Ranges) -> Interval:
     return (S.NegativeInfinity if lo == 0 else sp.log(lo)), sp.log(hi)
 
 
+def forward(limits) -> bool:
+    """Every range runs upwards or is empty (upper >= lower - 1).  SymPy sums a reversed range
+    as minus the sum over the gap (Karr's convention), which turns every sign around."""
+    return all(known_le(lower, upper + 1) for _, lower, upper in limits)
+
+
 def _sum(expr: Sum, ranges: Ranges) -> Interval:
     """A sum of terms in [a, b]: non-negative if a >= 0, non-positive if b <= 0."""
+    if not forward(expr.limits):
+        return UNKNOWN
     a, b = enclosure(expr.function, ranges.with_limits(expr.limits))
     lo = S.Zero if known_le(S.Zero, a) else S.NegativeInfinity
     hi = S.Zero if known_le(b, S.Zero) else S.Infinity

@@ -267,3 +267,15 @@ def test_monte_carlo_differentiates_before_sampling():
     assert good[0].status == "pass" and good[0].samples > 0
     bad = check_pointwise(Le(TRACE, 1 - p_max), LOGITS, dims=(64,))
     assert bad[0].status == "fail" and "is false" in bad[0].reason
+
+
+def test_a_reversed_sum_is_not_taken_for_a_sum_of_its_terms():
+    """SymPy sums i = 5..2 as minus the sum over i = 3..4 (Karr's convention: sum of 1 is -2),
+    so non-negative terms do not make it non-negative, and no bound is pushed through it."""
+    reversed_sum = Sum(softmax_p(i), (i, 5, 2))
+    assert Sum(1, (i, 5, 2)).doit() == -2
+    lo, _ = enclosure(reversed_sum, Ranges(n))
+    assert lo == -sp.oo
+    assert not rule_check(reversed_sum, 0, resolve("range"), LOGITS, relation=">=").passed
+    assert not rule_check(reversed_sum, Sum(p_max, (i, 5, 2)), resolve("at_most_max"), LOGITS,
+                          relation="<=").passed
