@@ -226,10 +226,24 @@ def moment_atoms(expr: Expr) -> set[Expr]:
 
 
 def unfold(expr: Expr, definitions: dict) -> Expr:
-    """Replace abbreviations (S := sum_i q_i k_i) by what they stand for; repeated to a fixpoint."""
+    """Replace abbreviations (S := sum_i q_i k_i) by what they stand for; repeated to a fixpoint.
+    A key with symbolic indices is a pattern: {p[l]: e^{z_l} / sum_m e^{z_m}} unfolds every
+    p[t] with t put for l."""
+    plain = {k: v for k, v in definitions.items() if not _is_pattern(k)}
+    patterns = [(k, v) for k, v in definitions.items() if _is_pattern(k)]
     for _ in range(len(definitions) + 1):
-        new = expr.xreplace(definitions)
+        new = expr.xreplace(plain)
+        for key, value in patterns:
+            new = new.replace(
+                lambda e, key=key: isinstance(e, Indexed) and e.base == key.base
+                and len(e.indices) == len(key.indices),
+                lambda e, key=key, value=value: value.xreplace(dict(zip(key.indices,
+                                                                        e.indices))))
         if new == expr:
             return new
         expr = new
     raise ValueError("the definitions refer to each other in a cycle")
+
+
+def _is_pattern(key: Expr) -> bool:
+    return isinstance(key, Indexed) and all(i.is_Symbol for i in key.indices)

@@ -43,6 +43,11 @@ class Model:
     def vectors(self) -> tuple[RandomVector, ...]:
         raise NotImplementedError
 
+    @property
+    def indexed_parameters(self) -> tuple[IndexedBase, ...]:
+        """Deterministic indexed quantities the model gives values (covariance entries)."""
+        return ()
+
     def assumptions(self) -> list[str]:
         """The model's assumptions as LaTeX sentences."""
         raise NotImplementedError
@@ -316,6 +321,10 @@ class GaussianMatrixModel(Model):
     @property
     def vectors(self):
         return (q, k)
+
+    @property
+    def indexed_parameters(self):
+        return (Sigma_qq, Sigma_kk, Sigma_qk, m_q, m_k)
 
     @property
     def is_gaussian(self) -> bool:

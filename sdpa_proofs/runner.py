@@ -146,6 +146,10 @@ def mismatch(derivation: Derivation, model: Model) -> str | None:
         expr = unfold(sp.sympify(expr), where)
         for coordinate in sorted(expr.atoms(sp.Indexed), key=sp.default_sort_key):
             if not is_random_coordinate(coordinate):
+                if coordinate.base not in model.indexed_parameters:
+                    return (f"{place}: {show(coordinate)} is neither a coordinate of a random "
+                            f"vector nor a parameter of model {model.name}; an abbreviation "
+                            f"needs where={{...}} (for p_i: where=softmax_abbreviations)")
                 continue
             if coordinate.base not in model.vectors:
                 return (f"{place}: model {model.name} has no law for the random vector "

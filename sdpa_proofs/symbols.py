@@ -28,3 +28,9 @@ def softmax_p(index) -> sp.Expr:
 
 
 p_max = MaxOver(softmax_p(l), (l, 1, n))  # the largest probability, max_l p_l
+
+# abbreviations for derivations about softmax: where=softmax_abbreviations lets steps say p[i]
+# and P for p_i and max_l p_l
+p = sp.IndexedBase("p", real=True)
+P = sp.Symbol("p_max")
+softmax_abbreviations = {p[l]: softmax_p(l), P: p_max}

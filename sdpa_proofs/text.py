@@ -85,6 +85,9 @@ class TextPrinter(StrPrinter):
         return f"Σ_{{{i}≠{j}}} " + self.parenthesize(expr.function, 45)
 
 
+    def _print_KroneckerDelta(self, expr: Expr) -> str:
+        return "δ_{" + ",".join(self._print(a) for a in expr.args) + "}"
+
     def _print_Derivative(self, expr: Expr) -> str:
         variables = "".join(f"∂{self._print(v)}" + (str(int(c)).translate(_SUPERSCRIPTS)
                                                     if c > 1 else "")

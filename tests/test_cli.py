@@ -181,3 +181,18 @@ def test_latex_reports_a_broken_file_and_writes_the_rest(tmp_path, capsys):
     code, output = run("latex", str(source), "-o", str(tmp_path / "tex"), capsys=capsys)
     assert code == 2 and "broken.py:1: syntax error" in output
     assert [p.name for p in (tmp_path / "tex").iterdir()] == ["good.tex"]
+
+
+def test_an_undefined_abbreviation_is_bad_input(tmp_path, capsys):
+    """p_i without where=softmax_abbreviations: named, with the fix, not a traceback."""
+    write(tmp_path, "bare.py", """
+from sympy import Le, Sum
+from sdpa_proofs import Derivation, P, Step, i, n, p
+
+bare = Derivation(claim=Le(Sum(p[i] ** 2, (i, 1, n)), P), models=["gaussian-logits"],
+                  steps=[Step(P * Sum(p[i], (i, 1, n)), "at_most_max", rel="<=")])
+""")
+    assert main(["verify", str(tmp_path), "--no-monte-carlo"]) == 2
+    out = capsys.readouterr().out
+    assert "bare.py:5: claim: p_i is neither a coordinate" in out
+    assert "where=softmax_abbreviations" in out

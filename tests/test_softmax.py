@@ -170,7 +170,8 @@ def test_a_wrong_jacobian_is_rejected_with_a_counterexample(wrong):
     (right,) = load_file(ROOT / "derivations" / "softmax" / "jacobian.py")
     steps = list(right.steps[:-1]) + [Step(wrong, "algebra")]
     report = verify_derivation(Derivation(claim=Eq(right.claim.lhs, wrong), steps=steps,
-                                          models=right.models, name="wrong"), FAST)
+                                          where=right.where, models=right.models,
+                                          name="wrong"), FAST)
     last = report.models[0].steps[-1]
     assert report.status == "failed"
     assert last.rule_check.status == "fail"

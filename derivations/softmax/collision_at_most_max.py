@@ -6,19 +6,17 @@ i.i.d. N(0, s^2) logits the law of large numbers (collision_large_n) puts E[sum 
 e^{s^2} / n: max p -> 1 needs s^2 of the order of log n.
 """
 
-from sympy import Le, Sum, Symbol
+from sympy import Le, Sum
 
-from sdpa_proofs import Derivation, Step, i, n, p_max, softmax_p
-
-P = Symbol("p_max")
+from sdpa_proofs import Derivation, P, Step, i, n, p, softmax_abbreviations
 
 derivation = Derivation(
     title="The collision probability is at most the largest probability: sum p^2 <= max p",
-    claim=Le(Sum(softmax_p(i) ** 2, (i, 1, n)), P),
-    where={P: p_max},
+    claim=Le(Sum(p[i] ** 2, (i, 1, n)), P),
+    where=softmax_abbreviations,
     models=["gaussian-logits"],
     steps=[
-        Step(P * Sum(softmax_p(i), (i, 1, n)), "at_most_max",
+        Step(P * Sum(p[i], (i, 1, n)), "at_most_max",
              "$p_i^2 = p_i \\cdot p_i \\le p_{\\max} \\, p_i$", rel="<="),
         Step(P, "algebra", "$\\sum_i p_i = 1$"),
     ],

@@ -6,14 +6,14 @@ probabilities, so J vanishes as p approaches a one-hot vector (see docs/softmax-
 
 from sympy import Derivative, Eq, KroneckerDelta, Sum, exp
 
-from sdpa_proofs import Derivation, Step, i, j, m, n, softmax_p, z
+from sdpa_proofs import Derivation, Step, i, j, m, n, p, softmax_abbreviations, z
 
 normaliser = Sum(exp(z[m]), (m, 1, n))
 
 derivation = Derivation(
     title="The softmax Jacobian is diag(p) - p p^T",
-    claim=Eq(Derivative(softmax_p(i), z[j]),
-             softmax_p(i) * (KroneckerDelta(i, j) - softmax_p(j))),
+    claim=Eq(Derivative(p[i], z[j]), p[i] * (KroneckerDelta(i, j) - p[j])),
+    where=softmax_abbreviations,
     models=["gaussian-logits"],
     steps=[
         Step(exp(z[i]) * KroneckerDelta(i, j) / normaliser
@@ -23,7 +23,7 @@ derivation = Derivation(
         Step(exp(z[i]) * KroneckerDelta(i, j) / normaliser
              - exp(z[i]) * exp(z[j]) / normaliser**2,
              "sift", "only the term $m = j$ of the normaliser depends on $z_j$"),
-        Step(softmax_p(i) * (KroneckerDelta(i, j) - softmax_p(j)), "algebra",
+        Step(p[i] * (KroneckerDelta(i, j) - p[j]), "algebra",
              "$p_i = e^{z_i} / \\sum_m e^{z_m}$"),
     ],
 )

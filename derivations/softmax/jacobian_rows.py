@@ -7,21 +7,22 @@ itself saturate attention; only the spread of the logits does.
 
 from sympy import Derivative, Eq, KroneckerDelta, Sum
 
-from sdpa_proofs import Derivation, Step, i, j, lemma, n, softmax_p, z
+from sdpa_proofs import Derivation, Step, i, j, lemma, n, p, softmax_abbreviations, z
 
-jacobian = lemma(Eq(Derivative(softmax_p(i), z[j]),
-                    softmax_p(i) * (KroneckerDelta(i, j) - softmax_p(j))), "jacobian")
+jacobian = lemma(Eq(Derivative(p[i], z[j]),
+                    p[i] * (KroneckerDelta(i, j) - p[j])), "jacobian")
 
 derivation = Derivation(
     title="The rows of the softmax Jacobian sum to zero",
-    claim=Eq(Sum(Derivative(softmax_p(i), z[j]), (j, 1, n)), 0),
+    claim=Eq(Sum(Derivative(p[i], z[j]), (j, 1, n)), 0),
+    where=softmax_abbreviations,
     models=["gaussian-logits"],
     steps=[
-        Step(Sum(softmax_p(i) * (KroneckerDelta(i, j) - softmax_p(j)), (j, 1, n)), jacobian,
+        Step(Sum(p[i] * (KroneckerDelta(i, j) - p[j]), (j, 1, n)), jacobian,
              "proved in jacobian"),
-        Step(softmax_p(i) * Sum(KroneckerDelta(i, j), (j, 1, n))
-             - softmax_p(i) * Sum(softmax_p(j), (j, 1, n)), "algebra", "linearity of the sum"),
-        Step(softmax_p(i) - softmax_p(i) * Sum(softmax_p(j), (j, 1, n)), "sift",
+        Step(p[i] * Sum(KroneckerDelta(i, j), (j, 1, n))
+             - p[i] * Sum(p[j], (j, 1, n)), "algebra", "linearity of the sum"),
+        Step(p[i] - p[i] * Sum(p[j], (j, 1, n)), "sift",
              "$\\sum_j \\delta_{ij} = 1$"),
         Step(0, "algebra", "$\\sum_j p_j = 1$"),
     ],

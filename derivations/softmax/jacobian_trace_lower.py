@@ -7,18 +7,18 @@ over n keys (max p = 1/n) keeps tr J >= 1 - 1/n.
 
 from sympy import Ge, Sum
 
-from sdpa_proofs import Derivation, Step, i, n, p_max, softmax_p
+from sdpa_proofs import Derivation, P, Step, i, n, p, softmax_abbreviations
 
-from _trace import P, TRACE, trace_opening
+from _trace import TRACE, trace_opening
 
 derivation = Derivation(
     title="The softmax Jacobian stays away from 0 unless max p -> 1: tr J >= 1 - max p",
     claim=Ge(TRACE, 1 - P),
-    where={P: p_max},
+    where=softmax_abbreviations,
     models=["gaussian-logits"],
     steps=[
         *trace_opening(),
-        Step(1 - P * Sum(softmax_p(i), (i, 1, n)), "at_most_max",
+        Step(1 - P * Sum(p[i], (i, 1, n)), "at_most_max",
              "$p_i^2 = p_i \\cdot p_i \\le p_i \\, p_{\\max}$", rel=">="),
         Step(1 - P, "algebra", "$\\sum_i p_i = 1$"),
     ],

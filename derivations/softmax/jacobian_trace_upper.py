@@ -8,18 +8,18 @@ logits are spread far apart (no 1/sqrt(d_k)), max p -> 1 and every gradient thro
 
 from sympy import Le
 
-from sdpa_proofs import Derivation, MaxOver, Step, i, n, p_max, softmax_p
+from sdpa_proofs import Derivation, MaxOver, P, Step, i, n, p, softmax_abbreviations
 
-from _trace import P, TRACE, trace_opening
+from _trace import TRACE, trace_opening
 
 derivation = Derivation(
     title="The softmax Jacobian vanishes as max p -> 1: tr J <= 2(1 - max p)",
     claim=Le(TRACE, 2 * (1 - P)),
-    where={P: p_max},
+    where=softmax_abbreviations,
     models=["gaussian-logits"],
     steps=[
         *trace_opening(),
-        Step(1 - MaxOver(softmax_p(i) ** 2, (i, 1, n)), "sum_at_least_max",
+        Step(1 - MaxOver(p[i] ** 2, (i, 1, n)), "sum_at_least_max",
              "a sum of non-negative terms is at least its largest term", rel="<="),
         Step(1 - P ** 2, "max_monotone", "$x \\mapsto x^2$ is increasing on $[0, 1]$"),
         Step((1 - P) * (1 + P), "algebra", "difference of squares"),
