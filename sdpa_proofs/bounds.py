@@ -167,13 +167,13 @@ def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
     maxima = _maxima(before, after)
     names = ", ".join(r.name for r in rules)
     # a bound can be read either way: from before up to after, or from after down to before
-    forward = _search(before, after, want, bounds, equalities, ctx, maxima)
-    if forward is True:
+    from_before = _search(before, after, want, bounds, equalities, ctx, maxima)
+    if from_before is True:
         return Verdict(PASS)
-    backward = _search(after, before, -want, bounds, equalities, ctx, maxima)
-    if backward is True:
+    from_after = _search(after, before, -want, bounds, equalities, ctx, maxima)
+    if from_after is True:
         return Verdict(PASS)
-    if forward is not None or backward is not None:
+    if from_before is not None or from_after is not None:
         opposite = "≥" if want > 0 else "≤"
         return Verdict(FAIL, f"{names} give {show(before)} {opposite} {show(after)}: the bound "
                              "goes the other way")
