@@ -7,6 +7,7 @@ and backs the claim by Monte Carlo.
 
 from .bounds import BoundRule
 from .checks import NumericSettings, Verdict, exact_check, numeric_check, rule_check
+from .citations import cite
 from .derivation import Derivation, Step
 from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
 from .expressions import SD, Cov, E, MaxOver, RandomVector, SumOverDistinct, SymmetricMatrix, Var
@@ -67,7 +68,7 @@ __all__ = [
     "Derivation", "Step", "E", "Var", "SD", "Cov", "SumOverDistinct", "RandomVector", "lemma",
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
     "z", "n", "s", "m", "l", "softmax_p", "p_max", "MaxOver", "BoundRule",
-    "p", "P", "softmax_abbreviations",
+    "p", "P", "softmax_abbreviations", "cite",
     "Model", "LatentLinearModel", "Latent", "independent", "aligned", "correlated",
     "shared_factor", "INDEPENDENT", "DEPENDENT", "MODELS", "get_model",
     "rho", "mu_q", "mu_k", "alpha", "beta", "GaussianMatrixModel", "gaussian",

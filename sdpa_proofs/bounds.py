@@ -37,6 +37,10 @@ class BoundRule(Rule):
     def bounds(self, node: Expr, ranges: Ranges, maxima: list) -> Iterator[tuple[Expr, str]]:
         raise NotImplementedError
 
+    def establish(self, ctx: Context) -> str | None:
+        """Why the rule's facts do not hold under ``ctx.model``, or None when they do."""
+        return None
+
 
 class AtMostMax(BoundRule):
     name = "at_most_max"
@@ -164,8 +168,12 @@ def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
     if not bounds:  # the equality rules first (each keeps the value), then the sign
         return sign_verdict(rewrite_everywhere(before, equalities, ctx),
                             rewrite_everywhere(after, equalities, ctx), relation, ctx)
+    for rule in bounds:
+        problem = rule.establish(ctx)
+        if problem:
+            return Verdict(FAIL, problem)
     maxima = _maxima(before, after)
-    names = ", ".join(r.name for r in rules)
+    names = ", ".join(repr(r) for r in rules)
     # a bound can be read either way: from before up to after, or from after down to before
     from_before = _search(before, after, want, bounds, equalities, ctx, maxima)
     if from_before is True:

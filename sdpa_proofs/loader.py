@@ -65,7 +65,9 @@ def load_file(path: Path) -> list[Derivation] | LoadError:
         return LoadError(_location_in(path, error), f"{type(error).__name__}: {error}")
     finally:
         sys.path.remove(str(path.parent.resolve()))
-    found = {id(v): (key, v) for key, v in vars(module).items() if isinstance(v, Derivation)}
+    # derivations imported from other files (to cite them) belong to those files
+    found = {id(v): (key, v) for key, v in vars(module).items()
+             if isinstance(v, Derivation) and Path(v.file).resolve() == path.resolve()}
     if not found:
         return LoadError(str(path), "defines no Derivation at module level", empty=True)
     if len(found) > 1:  # several claims in one file: tell them apart by variable name

@@ -279,3 +279,44 @@ def test_a_reversed_sum_is_not_taken_for_a_sum_of_its_terms():
     assert not rule_check(reversed_sum, 0, resolve("range"), LOGITS, relation=">=").passed
     assert not rule_check(reversed_sum, Sum(p_max, (i, 5, 2)), resolve("at_most_max"), LOGITS,
                           relation="<=").passed
+
+
+def _loaded(name: str):
+    from pathlib import Path
+
+    from sdpa_proofs.loader import load_file
+
+    (derivation,) = load_file(Path(__file__).resolve().parent.parent / "derivations" / name)
+    return derivation
+
+
+def test_a_cited_bound_is_used_only_the_way_it_points():
+    from sdpa_proofs import cite
+
+    collision = cite(_loaded("softmax/collision_at_most_max.py"))
+    right = check(Ge(TRACE, 1 - P), [Step(1 - P, collision, rel=">=")])
+    assert right.status == "verified"
+    wrong = check(Le(TRACE, 1 - P), [Step(1 - P, collision, rel="<=")])
+    assert wrong.first_failing_step == 3
+    assert "goes the other way" in wrong.steps[2].rule_check.reason
+
+
+def test_a_citation_of_a_broken_derivation_is_refused_with_its_failing_step():
+    from sdpa_proofs import cite
+
+    broken = Derivation(claim=Le(Sum(softmax_p(i) ** 2, (i, 1, n)), P ** 2),
+                        steps=[Step(P ** 2, "at_most_max", rel="<=")],
+                        where={P: p_max}, models=["gaussian-logits"], name="too_strong")
+    report = check(Ge(TRACE, 1 - P ** 2), [Step(1 - P ** 2, cite(broken), rel=">=")])
+    reason = report.steps[2].rule_check.reason
+    assert report.status == "failed" and "cited too_strong: its step 1 fails" in reason
+
+
+def test_a_cited_equation_rewrites_only_where_it_holds():
+    from sdpa_proofs import E, cite, dot_product
+    from sdpa_proofs.rules import resolve as names
+
+    mean_zero = cite(_loaded("mean_zero.py"))
+    for model, holds in (("independent-normal", True), ("correlated-normal", False)):
+        verdict = rule_check(E(dot_product) + 1, 1, names([mean_zero]), get_model(model))
+        assert verdict.passed is holds, verdict.reason

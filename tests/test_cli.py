@@ -196,3 +196,13 @@ bare = Derivation(claim=Le(Sum(p[i] ** 2, (i, 1, n)), P), models=["gaussian-logi
     out = capsys.readouterr().out
     assert "bare.py:5: claim: p_i is neither a coordinate" in out
     assert "where=softmax_abbreviations" in out
+
+
+def test_a_derivation_imported_to_be_cited_is_checked_once(tmp_path, capsys):
+    write(tmp_path, "good.py", GOOD)
+    write(tmp_path, "citing.py", GOOD.replace("mean = Derivation(", "again = Derivation(")
+          + "\nfrom good import mean\n")
+    assert main(["verify", str(tmp_path), "--no-monte-carlo", "--json",
+                 str(tmp_path / "r.json")]) == 0
+    names = [d["name"] for d in json.loads((tmp_path / "r.json").read_text())["derivations"]]
+    assert sorted(names) == ["citing", "good"]

@@ -1,0 +1,88 @@
+"""Citing a derivation: its claim, once its own steps are proved under the model, as a fact
+that later steps may use (Lean's ``calc _ ≤ c := my_lemma``).
+
+``cite(other)`` turns the claim ``lhs ≤ rhs`` of the derivation ``other`` into a bound: any
+part of an expression that is exactly ``lhs`` may be replaced by ``rhs`` where that moves the
+whole the right way (see :mod:`sdpa_proofs.bounds`); an equation cited this way also rewrites.
+"""
+
+from __future__ import annotations
+
+from .algebra import algebraically_equal, canonical
+from .bounds import LOWER, UPPER, BoundRule
+from .checks import rule_check
+from .derivation import Derivation, implies
+from .expressions import unfold
+from .rules import Context, resolve
+from .text import show
+
+_SIDES = {"<=": UPPER, "<": UPPER, ">=": LOWER, ">": LOWER}
+_TURNED = {UPPER: LOWER, LOWER: UPPER}
+
+
+class Cite(BoundRule):
+    name = "cite"
+
+    def __init__(self, derivation: Derivation):
+        self.derivation = derivation
+        where = derivation.where
+        self.lhs, self.rhs = (unfold(x, where) for x in (derivation.claim.lhs,
+                                                          derivation.claim.rhs))
+        self._patterns = canonical(self.lhs), canonical(self.rhs)
+        self.fact = f"{derivation.name}: {show(derivation.claim.lhs)} " \
+                    f"{derivation.claim.rel_op} {show(derivation.claim.rhs)}"
+        self.latex = f"by {derivation.name}"
+        self._established: dict = {}
+
+    def bounds(self, node, ranges, maxima):
+        relation = self.derivation.relation
+        if relation == "=" or type(node) not in (type(self.lhs), type(self.rhs)):
+            return  # an equation rewrites instead; other kinds of node cannot match
+        form = canonical(node)
+        if form == self._patterns[0]:
+            yield self.rhs, _SIDES[relation]
+        if form == self._patterns[1]:
+            yield self.lhs, _TURNED[_SIDES[relation]]
+
+    def rewrite(self, node, ctx):
+        """A cited equation rewrites lhs to rhs, as a lemma does."""
+        if self.derivation.relation != "=" or type(node) is not type(self.lhs) \
+                or canonical(node) != self._patterns[0]:
+            return None
+        problem = self.establish(ctx)
+        return self.rhs if ctx.precondition(problem is None, problem or "") else None
+
+    def establish(self, ctx: Context) -> str | None:
+        """The cited derivation's steps pass their rule checks under the model and compose to
+        its claim (its other checks run where it is verified itself)."""
+        model = ctx.model
+        if model.name not in self._established:
+            self._established[model.name] = self._prove(model)
+        return self._established[model.name]
+
+    def _prove(self, model) -> str | None:
+        derivation, where = self.derivation, self.derivation.where
+        proved = derivation.proves()
+        if not derivation.steps or proved is None or not implies(proved, derivation.relation):
+            return f"cited {derivation.name}: its steps do not prove its claim's relation"
+        for n, (previous, step) in enumerate(derivation.chain(), 1):
+            rules = [r.unfolded(where) for r in resolve(step.by)]
+            verdict = rule_check(unfold(previous, where), unfold(step.expr, where), rules,
+                                 model, derivation.distinct, step.rel)
+            if not verdict.passed:
+                return f"cited {derivation.name}: its step {n} fails under {model.name}: " \
+                       f"{verdict.reason}"
+        if algebraically_equal(unfold(derivation.steps[-1].expr, where), self.rhs) is not True:
+            return f"cited {derivation.name}: its chain does not end at its claim's right side"
+        return None
+
+    def __repr__(self) -> str:
+        return f"cite({self.derivation.name})"
+
+
+def cite(derivation: Derivation) -> Cite:
+    """Use the claim of ``derivation`` (proved in its own file) to justify a step."""
+    return Cite(derivation)
+
+
+__all__ = ["Cite", "cite"]
