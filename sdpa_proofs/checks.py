@@ -29,6 +29,7 @@ from .algebra import (
     simplifies_to_zero,
 )
 from .bounds import bound_check, sign_verdict
+from .derivation import SYMBOLS
 from .expressions import (
     BINDERS,
     MOMENT_FUNCTIONS,
@@ -479,8 +480,7 @@ def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
     if margin > tolerance or (margin >= -tolerance and relation in ("<=", ">=")):
         return Verdict(PASS)
     if margin < -scale * mpmath.mpf(10) ** -DIFFERENT_BELOW or relation in ("<", ">"):
-        symbol = {"<=": "≤", "<": "<", ">=": "≥", ">": ">"}[relation]
-        values = f"{mpmath.nstr(lhs, 20)} {symbol} {mpmath.nstr(rhs, 20)} is false"
+        values = f"{mpmath.nstr(lhs, 20)} {SYMBOLS[relation]} {mpmath.nstr(rhs, 20)} is false"
         return Verdict(FAIL, f"at {_format_point(where)}: {values}",
                        counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
                                        "rhs": mpmath.nstr(rhs, 25)})
