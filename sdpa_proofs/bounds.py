@@ -150,7 +150,8 @@ def _maxima(*exprs: Expr) -> list[MaxOver]:
     return sorted(found, key=sp.default_sort_key)
 
 
-def _upward(relation: str) -> int:
+def upward(relation: str) -> int:
+    """+1 for a step that goes up (<=, <), -1 for one that goes down."""
     return 1 if relation in ("<=", "<") else -1
 
 
@@ -162,7 +163,7 @@ def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
     if relation in ("<", ">"):
         return Verdict(FAIL, "bounds and interval arithmetic establish ≤ and ≥ only; a strict "
                              "step needs a strict fact, which these rules do not provide")
-    want = _upward(relation)
+    want = upward(relation)
     bounds = [r for r in rules if isinstance(r, BoundRule)]
     equalities = [r for r in rules if not isinstance(r, BoundRule)]
     if not bounds:  # the equality rules first (each keeps the value), then the sign
@@ -217,7 +218,7 @@ def sign_verdict(before: Expr, after: Expr, relation: str, ctx: Context,
                  forms=None) -> Verdict:
     """``before <= after`` (or >=) by the sign of the difference: interval arithmetic on the
     difference as written, expanded and factored."""
-    difference = _upward(relation) * (sp.sympify(after) - sp.sympify(before))
+    difference = upward(relation) * (sp.sympify(after) - sp.sympify(before))
     ranges = Ranges(ctx.model.dimension)
     for form in forms or _forms(difference):
         if is_nonnegative(form, ranges):
@@ -237,5 +238,5 @@ def _forms(difference: Expr) -> Iterator[Expr]:
 for _rule in (AtMostMax(), SumAtLeastMax(), WithinRange()):
     RULES[_rule.name] = _rule
 
-__all__ = ["BoundRule", "AtMostMax", "SumAtLeastMax", "WithinRange",
+__all__ = ["BoundRule", "AtMostMax", "SumAtLeastMax", "WithinRange", "upward",
            "bound_check", "sign_verdict", "moves"]

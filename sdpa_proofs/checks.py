@@ -28,7 +28,7 @@ from .algebra import (
     readable,
     simplifies_to_zero,
 )
-from .bounds import bound_check, sign_verdict
+from .bounds import bound_check, sign_verdict, upward
 from .derivation import SYMBOLS
 from .expressions import (
     BINDERS,
@@ -174,7 +174,7 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
     """Evaluate the exact forms at concrete dimensions, with coordinates z = log r for rational
     r (so e^z is exact) at ties, near one-hot points and random points, and parameters at the
     model's points; any point where the relation fails refutes the step."""
-    want = 1 if relation in ("<=", "<") else -1
+    want = upward(relation)
     tried = 0
     for dim in EXACT_DIMENSIONS:
         for _, lhs, rhs in cases:
@@ -296,12 +296,13 @@ class _Evaluation:
         if not variables:
             return mpmath.mpf(sp.N(x, self.dps))
         degrees = {v: _degree(x, v) for v in variables}
-        if any(deg is None for deg in degrees.values()) and len(sp.expand(x).args) > 1 \
-                and isinstance(sp.expand(x), sp.Add):
-            # term by term, so that each integral runs over only the coordinates it involves
-            return mpmath.fsum(self.expectation(term) for term in sp.expand(x).args)
+        polynomial = all(deg is not None for deg in degrees.values())
+        if not polynomial:
+            terms = sp.Add.make_args(sp.expand(x))
+            if len(terms) > 1:  # term by term: each integral over only the coordinates it uses
+                return mpmath.fsum(self.expectation(term) for term in terms)
         f = sp.lambdify(variables, x, modules="mpmath")
-        if any(deg is None for deg in degrees.values()):
+        if not polynomial:
             value, magnitude = self._converged(f, x, variables)
         else:
             value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)

@@ -181,7 +181,8 @@ def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
 
 
 POINTWISE_SAMPLES = 2000
-_HOLDS = {"==": np.isclose, "<=": lambda a, b: a <= b + 1e-9 * (1 + np.abs(b)),
+_HOLDS = {"==": lambda a, b: np.abs(a - b) <= 1e-9 * (1 + np.abs(b)),
+          "<=": lambda a, b: a <= b + 1e-9 * (1 + np.abs(b)),
           ">=": lambda a, b: a >= b - 1e-9 * (1 + np.abs(b)), "<": np.less, ">": np.greater}
 
 

@@ -332,8 +332,9 @@ class Stein(Rule):
             return None  # g of other coordinates would need their covariances with X
         (x,) = coordinates
         if x not in argument.args and not any(isinstance(f, Pow) and f.base == x
+                                              and f.exp.is_Integer and f.exp > 0
                                               for f in argument.args):
-            return None  # X is not a factor
+            return None  # X is not a factor (X^-1 g would leave g = X^-2 g, not integrable)
         if not ctx.precondition(ctx.model.is_gaussian,
                                 f"stein: {show(x)} is not Gaussian under {ctx.model.name}"):
             return None

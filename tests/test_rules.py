@@ -262,3 +262,12 @@ def test_second_moment_whichever_way_sympy_writes_the_square(normal):
     assert check(Var(t), E(t**2), "second_moment", normal).status == "fail"
     assert check(E(q[1]**2 * k[1]**2), Var(q[1] * k[1]) + E(q[1] * k[1])**2, "second_moment",
                  normal).status == "pass"
+
+
+def test_stein_needs_x_as_a_factor_with_a_positive_power():
+    """E[e^z / z] is not s^2 E[(e^z / z^2)']: g = e^z / z^2 is not integrable at 0."""
+    from sdpa_proofs.rules import Context, Stein
+
+    model = get_model("gaussian-logits")
+    assert Stein().rewrite(E(exp(z[1]) / z[1]), Context(model)) is None
+    assert Stein().rewrite(E(z[1] ** 2 * exp(z[1])), Context(model)) is not None
