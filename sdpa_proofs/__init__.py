@@ -6,11 +6,12 @@ and backs the claim by Monte Carlo.
 """
 
 from .bounds import BoundRule
-from .checks import NumericSettings, Verdict, exact_check, numeric_check, rule_check
 from .citations import cite
-from .derivation import Derivation, Step
+from .derivation import DEFAULT_MODELS, Derivation, Step
 from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
+from .exactcheck import exact_check
 from .expressions import SD, Cov, E, MaxOver, RandomVector, SumOverDistinct, SymmetricMatrix, Var
+from .isolation import load_paths, verify_paths
 from .models import (
                      DEPENDENT,
                      INDEPENDENT,
@@ -37,9 +38,12 @@ from .models import (
                      shared_factor,
 )
 from .moments import ExactEvaluator
+from .numeric import NumericSettings, numeric_check
+from .registry import RULES
 from .report import RunReport
-from .rules import RULES, Rule, lemma
-from .runner import VerifySettings, verify_derivation, verify_paths
+from .rulecheck import rule_check
+from .rules import Rule, lemma
+from .runner import VerifySettings, verify_derivation
 from .symbols import (
                      P,
                      S,
@@ -61,11 +65,13 @@ from .symbols import (
                      softmax_p,
                      z,
 )
+from .verdicts import Verdict
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Derivation", "Step", "E", "Var", "SD", "Cov", "SumOverDistinct", "RandomVector", "lemma",
+    "Derivation", "Step", "DEFAULT_MODELS", "E", "Var", "SD", "Cov", "SumOverDistinct",
+    "RandomVector", "lemma",
     "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
     "z", "n", "s", "m", "l", "softmax_p", "p_max", "MaxOver", "BoundRule",
     "p", "P", "softmax_abbreviations", "cite",
@@ -76,5 +82,5 @@ __all__ = [
     "Family", "FAMILIES", "NORMAL", "UNIFORM", "RADEMACHER", "LAPLACE",
     "Rule", "RULES", "ExactEvaluator", "Verdict", "NumericSettings",
     "rule_check", "exact_check", "numeric_check",
-    "VerifySettings", "verify_derivation", "verify_paths", "RunReport",
+    "VerifySettings", "verify_derivation", "verify_paths", "load_paths", "RunReport",
 ]

@@ -18,7 +18,8 @@ from sympy import Add, Expr, Mul, Pow, Sum
 from .algebra import canonical
 from .expressions import E, MaxOver, index_symbols
 from .intervals import Ranges, enclosure, forward, is_nonnegative, known_le, sign
-from .rules import RULES, Context, Rule, rewrite_everywhere
+from .relations import upward
+from .rules import Context, Rule, rewrite_everywhere
 from .text import show
 from .verdicts import FAIL, PASS, Verdict
 
@@ -150,11 +151,6 @@ def _maxima(*exprs: Expr) -> list[MaxOver]:
     return sorted(found, key=sp.default_sort_key)
 
 
-def upward(relation: str) -> int:
-    """+1 for a step that goes up (<=, <), -1 for one that goes down."""
-    return 1 if relation in ("<=", "<") else -1
-
-
 def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
                 ctx: Context) -> Verdict:
     """Whether ``before relation after`` follows from the bound rules among ``rules`` (each
@@ -235,8 +231,7 @@ def _forms(difference: Expr) -> Iterator[Expr]:
         return
 
 
-for _rule in (AtMostMax(), SumAtLeastMax(), WithinRange()):
-    RULES[_rule.name] = _rule
+BOUND_RULES = (AtMostMax(), SumAtLeastMax(), WithinRange())
 
-__all__ = ["BoundRule", "AtMostMax", "SumAtLeastMax", "WithinRange", "upward",
+__all__ = ["BoundRule", "AtMostMax", "SumAtLeastMax", "WithinRange", "BOUND_RULES",
            "bound_check", "sign_verdict", "moves"]

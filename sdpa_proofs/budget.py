@@ -12,11 +12,9 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from .errors import BudgetExceeded
+
 DEFAULT_BUDGET = 60.0  # seconds per check
-
-
-class BudgetExceeded(Exception):
-    """Raised inside a check whose time budget ran out."""
 
 
 @contextmanager

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from .algebra import algebraically_equal, canonical
 from .bounds import LOWER, UPPER, BoundRule
-from .checks import rule_check
-from .derivation import Derivation, implies
+from .derivation import Derivation
 from .expressions import unfold
-from .rules import Context, resolve
+from .registry import resolve
+from .relations import implies
+from .rulecheck import rule_check
+from .rules import Context
 from .text import show
 
 _SIDES = {"<=": UPPER, "<": UPPER, ">=": LOWER, ">": LOWER}
@@ -58,23 +60,29 @@ class Cite(BoundRule):
         model = ctx.model
         if model.name not in self._established:
             self._established[model.name] = self._prove(model)
-        return self._established[model.name]
+        problem, assumed = self._established[model.name]
+        if problem is None:
+            ctx.assumed.extend(assumed)
+        return problem
 
-    def _prove(self, model) -> str | None:
+    def _prove(self, model) -> tuple[str | None, tuple[str, ...]]:
+        """(None, what the cited proof rests on) when it holds, else (why not, ())."""
         derivation, where = self.derivation, self.derivation.where
         proved = derivation.proves()
         if not derivation.steps or proved is None or not implies(proved, derivation.relation):
-            return f"cited {derivation.name}: its steps do not prove its claim's relation"
+            return f"cited {derivation.name}: its steps do not prove its claim's relation", ()
+        assumed: list[str] = []
         for n, (previous, step) in enumerate(derivation.chain(), 1):
             rules = [r.unfolded(where) for r in resolve(step.by)]
             verdict = rule_check(unfold(previous, where), unfold(step.expr, where), rules,
                                  model, derivation.distinct, step.rel)
             if not verdict.passed:
-                return f"cited {derivation.name}: its step {n} fails under {model.name}: " \
-                       f"{verdict.reason}"
+                return (f"cited {derivation.name}: its step {n} fails under {model.name}: "
+                        f"{verdict.reason}"), ()
+            assumed.extend(verdict.assumes)
         if algebraically_equal(unfold(derivation.steps[-1].expr, where), self.rhs) is not True:
-            return f"cited {derivation.name}: its chain does not end at its claim's right side"
-        return None
+            return f"cited {derivation.name}: its chain does not end at its claim's right side", ()
+        return None, tuple(dict.fromkeys(assumed))
 
     def __repr__(self) -> str:
         return f"cite({self.derivation.name})"

@@ -14,17 +14,17 @@ from dataclasses import asdict
 from pathlib import Path
 
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
 from . import __version__
 from .budget import DEFAULT_BUDGET
-from .checks import NumericSettings
+from .isolation import load_paths, verify_paths
 from .loader import LoadError
 from .models import MODELS
+from .numeric import NumericSettings
 from .report import finite_row, write_atomically, write_json
-from .runner import VerifySettings, load_paths, verify_paths
+from .runner import VerifySettings
 
 DEFAULT_PATH = "derivations"
 
@@ -59,6 +59,16 @@ def _seconds(value: str) -> float | None:
     return seconds or None
 
 
+def _jobs(value: str) -> int:
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if jobs < 1:
+        raise argparse.ArgumentTypeError("at least one worker")
+    return jobs
+
+
 def _model(value: str) -> str:
     if value not in MODELS:
         raise argparse.ArgumentTypeError(f"unknown model {value!r}; known: {', '.join(MODELS)}")
@@ -90,8 +100,13 @@ def parser() -> argparse.ArgumentParser:
                              "a check that runs out is undecided")
     verify.add_argument("--allow-undecided", action="store_true",
                         help="exit 0 even if some checks stay undecided")
+    verify.add_argument("--strict", action="store_true",
+                        help="fail derivations that are verified only assuming user rules or "
+                             "lemmas")
+    verify.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
+                        help="worker processes (default: one per core)")
     verify.add_argument("--debug", action="store_true",
-                        help="show tracebacks of exceptions raised in derivation files")
+                        help="show tracebacks, and what derivation files print while loading")
 
     growth = commands.add_parser("growth", help="log-log slopes of Var(S) and E[S^2] in d, "
                                  "exact and by Monte Carlo, per model")
@@ -145,12 +160,12 @@ def main(argv: list[str] | None = None) -> int:
 def _list(paths: list[str], models: bool, console: Console, errors: Console) -> int:
     if models:
         for name, model in MODELS.items():
-            console.print(f"[bold]{name}[/bold]  {model.title}")
+            console.print(Text(name, style="bold") + Text(f"  {model.title}"))
         return 0
     derivations, status = _load(paths, errors)
     for item in derivations:
-        console.print(f"[bold]{escape(item.name)}[/bold]  {escape(item.title)}  "
-                      f"({len(item.steps)} steps, {escape(item.file)})")
+        console.print(Text(item.name, style="bold") +
+                      Text(f"  {item.title}  ({len(item.steps)} steps, {item.file})"))
     return status
 
 
@@ -170,12 +185,19 @@ def _load(paths: list[str], errors: Console) -> tuple[list, int]:
 def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     settings = VerifySettings(numeric=NumericSettings(digits=args.digits), models=args.models,
                               monte_carlo=not args.no_monte_carlo, budget=args.budget,
-                              allow_undecided=args.allow_undecided, debug=args.debug)
-    with progress_line(errors) as say:
-        run = verify_paths(paths, settings, lambda what: say(f"checking {what}"))
-    from .terminal import render
+                              allow_undecided=args.allow_undecided, strict=args.strict,
+                              debug=args.debug, jobs=args.jobs)
+    from .terminal import file_line, render
 
-    render(run, console)
+    with progress_line(errors) as say:
+        def finished(path: str, reports: list) -> None:
+            if errors.is_terminal:
+                say(f"checked {path}")
+            else:  # CI logs: one line per file as it finishes
+                errors.print(file_line(path, reports), soft_wrap=True)
+
+        run = verify_paths(paths, settings, finished)
+    render(run, console, debug=args.debug)
     if args.json:
         write_json(run, args.json)
         console.print(Text(f"JSON report written to {args.json}"))

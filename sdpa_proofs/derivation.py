@@ -23,42 +23,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import sympy as sp
-from sympy import Eq, Expr, Ge, Gt, Le, Lt
+from sympy import Expr
 
-from .models import INDEPENDENT, Model, get_model
-from .rules import Rule
+from .relations import CLAIMS, compose, relation_of
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
-CLAIMS = {"=": Eq, "<=": Le, "<": Lt, ">=": Ge, ">": Gt}
-_SPELLINGS = {"==": "=", "≤": "<=", "≥": ">=", "=<": "<=", "=>": ">="}
-SYMBOLS = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">"}
-
-
-def relation_of(spelling: str) -> str:
-    """The canonical name ("=", "<=", "<", ">=", ">") of a relation however it is written."""
-    relation = _SPELLINGS.get(spelling, spelling)
-    if relation not in CLAIMS:
-        raise ValueError(f"unknown relation {spelling!r}; use one of =, <=, <, >=, >")
-    return relation
-
-
-def compose(relations: Iterable[str]) -> str | None:
-    """The relation a chain proves between its two ends (a = b <= c < e gives a < e), or None
-    when steps go both ways (a <= b >= c proves nothing about a and c)."""
-    relations = list(relations)
-    directions = {r[0] for r in relations if r != "="}
-    if len(directions) > 1:
-        return None
-    if not directions:
-        return "="
-    direction = directions.pop()
-    return direction if direction in relations else direction + "="
-
-
-def implies(proved: str, claimed: str) -> bool:
-    """Whether ``a proved b`` gives ``a claimed b``."""
-    return proved == claimed or (claimed in ("<=", ">=") and proved in ("=", claimed[0]))
+#: the models a derivation is checked under unless it names its own: the seed's independent
+#: case, under four distribution families
+DEFAULT_MODELS = ("independent-normal", "independent-uniform", "independent-rademacher",
+                  "independent-laplace")
 
 
 def _caller_location() -> tuple[str, int]:
@@ -80,7 +54,7 @@ class Step:
     the sentence a reader sees."""
 
     expr: Expr
-    by: str | Rule | Sequence = "algebra"
+    by: object = "algebra"  # a rule name, a rule object, or a list of either
     why: str = ""
     rel: str = "="
     file: str = field(default="", compare=False)
@@ -94,8 +68,7 @@ class Step:
 
     @property
     def rule_names(self) -> list[str]:
-        by = [self.by] if isinstance(self.by, (str, Rule)) else list(self.by)
-        return [repr(r) if isinstance(r, Rule) else str(r) for r in by]
+        return [r if isinstance(r, str) else repr(r) for r in justifications(self.by)]
 
 
 @dataclass
@@ -114,7 +87,7 @@ class Derivation:
     name: str = ""
     where: dict = field(default_factory=dict)
     distinct: Iterable = ()
-    models: Sequence = INDEPENDENT
+    models: Sequence = DEFAULT_MODELS
     notes: str = ""
     expect_refuted_at: int | None = None
     file: str = field(default="", compare=False)
@@ -150,10 +123,6 @@ class Derivation:
         """The relation the chain of steps proves between the claim's sides (None: none)."""
         return compose(step.rel for step in self.steps)
 
-    @property
-    def model_objects(self) -> list[Model]:
-        return [m if isinstance(m, Model) else get_model(m) for m in self.models]
-
     def chain(self) -> list[tuple[Expr, Step]]:
         """(previous expression, step) for every step: the relations to check."""
         previous = [self.claim.lhs] + [s.expr for s in self.steps[:-1]]
@@ -163,3 +132,10 @@ class Derivation:
         from .latex import derivation_math
 
         return derivation_math(self)
+
+
+def justifications(by) -> list:
+    """The rules a step names, as a list: one name or rule object, or several."""
+    if isinstance(by, (str, bytes)) or not isinstance(by, (list, tuple)):
+        return [by]
+    return list(by)

@@ -17,11 +17,8 @@ from itertools import product
 import sympy as sp
 from sympy import Add, Dummy, Expr, Mul, Pow, Symbol
 
+from .errors import UnsupportedExpression
 from .expressions import SUMS, SumOverDistinct, bound_indices, index_symbols, summand
-
-
-class UnsupportedExpression(ValueError):
-    """An expression outside what the exact engines can evaluate."""
 
 
 @dataclass(frozen=True)

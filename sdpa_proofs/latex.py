@@ -9,8 +9,9 @@ from sympy import Add, Expr
 from sympy.printing.latex import LatexPrinter
 
 from .derivation import Derivation
+from .models import resolve_models
+from .registry import resolve
 from .report import DerivationReport
-from .rules import resolve
 from .text import in_reading_order
 
 
@@ -142,7 +143,7 @@ def _verification(report: DerivationReport | None) -> str:
 def document(derivation: Derivation, report: DerivationReport | None = None) -> str:
     """A standalone article: title, the models' assumptions, the claim, the proof, the check."""
     assumptions = []
-    for model in derivation.model_objects:
+    for model in resolve_models(derivation.models):
         assumptions.append(rf"\item \emph{{{text(model.title)}}}: " + " ".join(model.assumptions()))
     claim = (f"{to_latex(derivation.claim.lhs)} {LATEX_RELATIONS[derivation.relation]} "
              f"{to_latex(derivation.claim.rhs)}")

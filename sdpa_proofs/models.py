@@ -18,8 +18,8 @@ import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
 from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
+from .errors import UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
-from .indexing import UnsupportedExpression
 from .symbols import d, k, n, q, s, sigma_k, sigma_q, z
 from .text import show
 
@@ -96,6 +96,19 @@ class Model:
     def sample(self, rng: np.random.Generator, n: int, dim: int, point: dict) -> dict:
         """n draws of every vector at dimension ``dim``: vector -> array of shape (n, dim)."""
         raise NotImplementedError
+
+
+def isserlis_moment(factors: list, mean, covariance) -> Expr:
+    """E[X_1 ... X_n] for jointly Gaussian X_t (Isserlis/Wick, with means): the sum over partial
+    pairings of the product of the paired covariances and the unpaired means."""
+    if not factors:
+        return sp.S.One
+    first, rest = factors[0], factors[1:]
+    total = mean(first) * isserlis_moment(rest, mean, covariance)
+    for position, partner in enumerate(rest):
+        remaining = rest[:position] + rest[position + 1:]
+        total += covariance(first, partner) * isserlis_moment(remaining, mean, covariance)
+    return sp.expand(total)
 
 
 def _maybe_equal(a: Indexed, b: Indexed) -> str:
@@ -533,3 +546,8 @@ def get_model(name: str) -> Model:
         return MODELS[name]
     except KeyError:
         raise KeyError(f"unknown model {name!r}; known: {', '.join(MODELS)}") from None
+
+
+def resolve_models(items) -> list[Model]:
+    """Models given by name or as objects."""
+    return [item if isinstance(item, Model) else get_model(item) for item in items]

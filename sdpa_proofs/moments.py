@@ -28,7 +28,7 @@ from .indexing import (
     free_index_cases,
     sum_over_patterns,
 )
-from .models import Model
+from .models import Model, isserlis_moment
 
 
 def moments_as_expectations(expr: Expr) -> Expr:
@@ -174,19 +174,6 @@ def _linear_in_coordinates(exponent: Expr) -> tuple[Expr, dict]:
         else:
             constant += term
     return constant, linear
-
-
-def isserlis_moment(factors: list, mean, covariance) -> Expr:
-    """E[X_1 ... X_n] for jointly Gaussian X_t (Isserlis/Wick, with means): the sum over partial
-    pairings of the product of the paired covariances and the unpaired means."""
-    if not factors:
-        return sp.S.One
-    first, rest = factors[0], factors[1:]
-    total = mean(first) * isserlis_moment(rest, mean, covariance)
-    for n, partner in enumerate(rest):
-        total += covariance(first, partner) * isserlis_moment(rest[:n] + rest[n + 1:], mean,
-                                                              covariance)
-    return sp.expand(total)
 
 
 def exact_cases(before: Expr, after: Expr, model: Model, distinct: frozenset = frozenset()):

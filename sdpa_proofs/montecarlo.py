@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 from sympy import Eq, Expr, Sum
 
+from .calculus import calculus_normal_form
 from .expressions import (
     Cov,
     E,
@@ -24,7 +25,6 @@ from .expressions import (
     random_coordinates,
 )
 from .models import Model
-from .rules import pointwise_normal_form
 
 DIMENSIONS = (64, 512, 4096)
 BATCHES = 20
@@ -199,7 +199,7 @@ def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
                                  f"({', '.join(map(str, free))})")]
     point = model.parameter_points[0]
     # derivatives taken by SymPy for symbolic n (d/dz_i of a softmax), then sampled at each n
-    sides = [pointwise_normal_form(side, model) if side.has(sp.Derivative) else side
+    sides = [calculus_normal_form(side, model.dimension) if side.has(sp.Derivative) else side
              for side in (claim.lhs, claim.rhs)]
     results = []
     for dim in dims:

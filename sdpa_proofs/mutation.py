@@ -17,11 +17,15 @@ from dataclasses import dataclass, field, replace
 import sympy as sp
 from sympy import Add, Expr, Pow, Sum
 
-from .checks import NumericSettings, exact_check, rule_check
-from .derivation import CLAIMS, Derivation, Step, relation_of
+from .derivation import Derivation, Step
+from .exactcheck import exact_check
 from .expressions import MaxOver, SumOverDistinct, unfold
+from .models import resolve_models
+from .numeric import NumericSettings
+from .registry import resolve
+from .relations import CLAIMS, relation_of
 from .report import SUCCESS
-from .rules import resolve
+from .rulecheck import rule_check
 from .runner import VerifySettings, verify_derivation
 
 
@@ -156,7 +160,7 @@ def _turn(claim):
 
 def _equivalence(mutant: Mutant) -> str:
     """Why a surviving mutant is harmless, or "" if it is not shown to be."""
-    model = mutant.original.model_objects[0]
+    model = resolve_models(mutant.original.models)[0]
     where = mutant.original.where
     original = mutant.original.steps[mutant.step - 1]
     changed = mutant.derivation.steps[mutant.step - 1]
@@ -185,7 +189,7 @@ def run_mutation(derivations: list[Derivation], settings: VerifySettings | None 
     for derivation in derivations:
         if derivation.expect_refuted_at is not None:
             continue  # already a false claim: mutating it tests nothing
-        first_model = derivation.model_objects[0].name
+        first_model = resolve_models(derivation.models)[0].name
         for mutant in mutants(derivation):
             if progress:
                 progress(f"{derivation.name} step {mutant.step}: {mutant.description}")

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from .checks import NumericSettings
 from .derivation import Derivation
 from .loader import LoadError, load_file
+from .numeric import NumericSettings
 from .report import SUCCESS, DerivationReport
 from .runner import VerifySettings, verify_derivation
 from .terminal import failure_details

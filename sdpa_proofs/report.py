@@ -9,11 +9,13 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .checks import FAIL, PASS, UNDECIDED, Verdict, combine
 from .montecarlo import MonteCarloResult
+from .verdicts import FAIL, PASS, UNDECIDED, Verdict, combine
 
 VERIFIED, FAILED, ERROR = "verified", "failed", "error"
 REFUTED = "refuted"  # an expected refutation: the derivation fails exactly where it is meant to
+ASSUMING = "verified_assuming"  # verified, but a step's only proof for every d rests on assumptions
+INTERNAL = "internal_error"  # the toolkit failed: a bug of ours, not the user's input
 SUCCESS = (VERIFIED, REFUTED)
 
 
@@ -36,6 +38,13 @@ class StepReport:
     @property
     def passed(self) -> bool:
         return self.symbolic.passed and self.numeric_check.passed
+
+    @property
+    def rests_on_assumptions(self) -> bool:
+        """No check proves this step for every d without an assumption: the exact check did
+        not prove it, and the rule check's proof rests on a user rule or a lemma."""
+        proved_exactly = self.exact_check.passed and self.exact_check.conclusive
+        return not proved_exactly and bool(self.rule_check.assumes)
 
 
 @dataclass
@@ -70,18 +79,44 @@ class DerivationReport:
     error: str = ""
     expected_refuted_at: int | None = None  # the step at which the claim is meant to fail
     seconds: float = 0.0  # time spent checking it
+    definitions: list[str] = field(default_factory=list)  # the abbreviations, "S = ..."
+    hypotheses: list[str] = field(default_factory=list)  # "i ≠ j"
+    assumptions: list[str] = field(default_factory=list)  # beyond the trusted base
+    internal: str = ""  # the traceback of an internal error
+    timed_out: str = ""  # the checking worker was stopped at its deadline
 
     @property
     def status(self) -> str:
+        if self.internal:
+            return INTERNAL
         if self.error:
             return ERROR
+        if self.timed_out:
+            return UNDECIDED
         if self.expected_refuted_at is not None:
             return REFUTED if self.refuted_as_expected else FAILED
         statuses = [m.status for m in self.models]
         for status in (FAILED, UNDECIDED):
             if status in statuses:
                 return status
+        if any(s.rests_on_assumptions for m in self.models for s in m.steps):
+            return ASSUMING
         return VERIFIED
+
+    @property
+    def assumed_steps(self) -> list[int]:
+        """The steps whose only proof for every d rests on an assumption."""
+        return sorted({s.index for m in self.models for s in m.steps if s.rests_on_assumptions})
+
+    @property
+    def statement(self) -> str:
+        """The claim as checked: with its abbreviations and its hypotheses."""
+        parts = [self.claim]
+        if self.definitions:
+            parts.append("where " + ", ".join(self.definitions))
+        if self.hypotheses:
+            parts.append("for " + ", ".join(self.hypotheses))
+        return "; ".join(p for p in parts if p)
 
     @property
     def refuted_as_expected(self) -> bool:
@@ -114,31 +149,41 @@ class RunReport:
     derivations: list[DerivationReport] = field(default_factory=list)
 
     allow_undecided: bool = False
+    strict: bool = False  # "verified, assuming" fails the run
 
     @property
     def exit_code(self) -> int:
-        """0 all verified, 1 a step failed (or stayed undecided, unless allowed), 2 bad input."""
+        """0 all verified, 1 a step failed (or stayed undecided, unless allowed; or rests on an
+        assumption, with strict), 2 bad input, 3 an internal error."""
         statuses = {d.status for d in self.derivations}
+        if INTERNAL in statuses:
+            return 3
         if ERROR in statuses:
             return 2
-        accepted = set(SUCCESS) | ({UNDECIDED} if self.allow_undecided else set())
+        accepted = set(SUCCESS) | ({UNDECIDED} if self.allow_undecided else set()) | \
+            (set() if self.strict else {ASSUMING})
         return 1 if statuses - accepted else 0
 
     def to_json(self) -> dict:
         return {"derivations": [_derivation_json(d) for d in self.derivations],
                 "summary": {"derivations": len(self.derivations),
                             "verified": sum(d.status == VERIFIED for d in self.derivations),
+                            "verified_assuming": sum(d.status == ASSUMING
+                                                     for d in self.derivations),
                             "refuted_as_expected": sum(d.status == REFUTED
                                                        for d in self.derivations),
                             "steps": sum(d.step_count for d in self.derivations),
                             "failed": sum(d.status in (FAILED, UNDECIDED)
                                           for d in self.derivations),
                             "errors": sum(d.status == ERROR for d in self.derivations),
+                            "internal_errors": sum(d.status == INTERNAL
+                                                   for d in self.derivations),
                             "exit_code": self.exit_code}}
 
 
 def _verdict_json(v: Verdict) -> dict:
-    return {k: val for k, val in asdict(v).items() if val not in (None, "")}
+    return {k: list(val) if isinstance(val, tuple) else val for k, val in asdict(v).items()
+            if val not in (None, "", ())}
 
 
 def finite_row(row: dict) -> dict:
@@ -159,8 +204,11 @@ def _step_json(d: DerivationReport, n: int) -> dict:
 def _derivation_json(d: DerivationReport) -> dict:
     return {
         "name": d.name, "file": d.file, "title": d.title, "claim": d.claim, "status": d.status,
+        "where": d.definitions, "distinct": d.hypotheses, "assumptions": d.assumptions,
+        "assumed_steps": d.assumed_steps,
         "expected": d.expected,
-        "error": d.error or None,
+        "error": d.error or d.timed_out or None,
+        "traceback": d.internal or None,
         "steps": [_step_json(d, n) for n in range(d.step_count)],
         "models": [{"model": m.model, "status": m.status,
                     "conclusion": _verdict_json(m.conclusion),

@@ -1,34 +1,40 @@
-"""Running the checks: derivation -> checkers -> report."""
+"""Running the checks: sealed derivation -> checkers -> report.
+
+The checkers never see a derivation's file: they get it sealed (see :mod:`sdpa_proofs.sealing`)
+and rebuilt from the trusted vocabulary.  The runner alone knows all four checkers; it asks the
+exact check to establish each lemma, so that the rule check, which rewrites with lemmas, does
+not itself depend on the exact engine.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import traceback
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from functools import partial
 
 import sympy as sp
-from sympy import Eq
 
 from .algebra import algebraically_equal
 from .budget import DEFAULT_BUDGET, within_budget
-from .checks import (
-    FAIL,
-    PASS,
-    UNDECIDED,
-    NumericSettings,
-    Verdict,
-    exact_check,
-    numeric_check,
-    rule_check,
-)
-from .derivation import CLAIMS, SYMBOLS, Derivation, implies
-from .expressions import is_random_coordinate, unfold
-from .loader import LoadError, discover, load_file
-from .models import Model, get_model
+from .citations import Cite
+from .derivation import Derivation
+from .errors import BadInput
+from .exactcheck import exact_check
+from .expressions import unfold
+from .models import MODELS, Model, get_model, resolve_models
 from .montecarlo import DIMENSIONS, MonteCarloResult, check_claim
-from .report import DerivationReport, ModelReport, RunReport, StepReport
-from .rules import UnknownRule, resolve
+from .numeric import NumericSettings, numeric_check
+from .registry import resolve
+from .relations import CLAIMS, SYMBOLS, implies
+from .report import DerivationReport, ModelReport, StepReport
+from .rulecheck import rule_check
+from .rules import Lemma
+from .sealing import UserRule, seal, unseal, user_code_steps
 from .text import show
+from .validation import fits_model, validate
+from .verdicts import FAIL, PASS, UNDECIDED, Verdict
 
 Progress = Callable[[str], None]
 
@@ -41,170 +47,220 @@ class VerifySettings:
     monte_carlo_dimensions: tuple[int, ...] = DIMENSIONS
     budget: float | None = DEFAULT_BUDGET  # seconds for each check; None: unlimited
     allow_undecided: bool = False  # exit 0 even when checks stay undecided
-    debug: bool = False  # let exceptions from a user's step propagate, with their traceback
+    strict: bool = False  # a proof that rests on assumptions fails the run
+    debug: bool = False  # keep tracebacks of exceptions in derivation files
+    jobs: int | None = None  # worker processes (None: one per core)
 
 
-class StepError(Exception):
-    """A step that could not be checked at all: the message names file, line and step."""
-
-
-@dataclass
-class _PendingSample:
-    """A claim still to be backed by Monte Carlo, kept so that runs can group them by model."""
-
-    report: ModelReport
-    model: Model
-    claim: Eq
+class InternalError(Exception):
+    """An exception inside the toolkit's own checks: a bug of ours, never the user's input."""
 
 
 def verify_derivation(derivation: Derivation, settings: VerifySettings | None = None,
                       progress: Progress | None = None) -> DerivationReport:
-    """Check every step of ``derivation`` under each of its models, then sample its claim."""
+    """Check a derivation built in this process (a notebook, a test) exactly as a file's is:
+    sealed and rebuilt, so that only what the checkers can read reaches them.  The rule checks
+    of rules of the user's own code run here, beside the code that made them."""
     settings = settings or VerifySettings()
+    try:
+        sealed = seal(derivation)
+        sealed["user_verdicts"] = user_rule_verdicts(derivation, sealed, settings)
+    except BadInput as error:
+        return DerivationReport(str(derivation.name), str(derivation.file), error=str(error))
+    return check_sealed(sealed, settings, progress)
+
+
+def user_rule_verdicts(derivation: Derivation, sealed: dict,
+                       settings: VerifySettings) -> dict:
+    """{step: {model: verdict}} for the steps whose rules are the user's own code.  This runs
+    that code, so it belongs beside the derivation's file, never in the checking process; its
+    verdicts come back as data, marked as resting on the user's rule."""
+    steps = user_code_steps(sealed)
+    if not steps:
+        return {}
+    models = [get_model(m) for m in settings.models] if settings.models \
+        else resolve_models(derivation.models)
+    where, chain = derivation.where, derivation.chain()
+    verdicts: dict = {}
+    for n in steps:
+        previous, step = chain[n - 1]
+        rules = [r.unfolded(where) for r in resolve(step.by)]
+        before, after = unfold(previous, where), unfold(step.expr, where)
+        for model in models:
+            establish_lemmas(rules, model, settings)
+            check = partial(rule_check, before, after, rules, model, derivation.distinct,
+                            step.rel)
+            try:
+                verdict = within_budget(check, settings.budget,
+                                        lambda why: Verdict(UNDECIDED, why))
+            except Exception as error:  # the user's rule raised: their bad input, named
+                raise BadInput(f"{step.file}:{step.line}: step {n}: {type(error).__name__}: "
+                               f"{error}") from error
+            verdicts.setdefault(str(n), {})[model.name] = asdict(verdict)
+    return verdicts
+
+
+def check_sealed(sealed: dict, settings: VerifySettings,
+                 progress: Progress | None = None) -> DerivationReport:
+    """Rebuild a sealed derivation, validate its declarations, check every step under each
+    model and back its claim by Monte Carlo."""
     started = time.perf_counter()
-    report, pending = _check_steps(derivation, settings, progress)
-    _sample(pending, settings, progress)
+    report = DerivationReport(str(sealed.get("name", "?")), str(sealed.get("file", "?")),
+                              expected_refuted_at=sealed.get("expect_refuted_at"))
+    try:
+        derivation = unseal(sealed)
+        models = [get_model(m) for m in settings.models] if settings.models \
+            else resolve_models(derivation.models)
+        validate(derivation, models)
+        for model in models:
+            fits_model(derivation, model)
+        rules = [[r.unfolded(derivation.where) for r in resolve(step.by)]
+                 for step in derivation.steps]
+    except BadInput as error:
+        report.error = str(error)
+        return report
+    except KeyError as error:  # an unknown model name
+        report.error = f"{sealed.get('file')}:{sealed.get('line')}: {error.args[0]}"
+        return report
+    _describe(report, derivation, models, rules)
+    user = sealed.get("user_verdicts", {})
+    claim = _unfolded_claim(derivation)
+    for model in models:
+        if progress:
+            progress(f"{derivation.name} under {model.name}")
+        try:
+            establish_lemmas([r for step_rules in rules for r in step_rules], model, settings)
+            report.models.append(_check_under(derivation, rules, model, settings, claim, user))
+        except InternalError as error:
+            report.error = str(error)
+            report.internal = error.__cause__ is not None and "".join(
+                traceback.format_exception(error.__cause__)) or str(error)
+            return report
+    if settings.monte_carlo and not derivation.distinct:  # generic indices: nothing to sample
+        for model, model_report in zip(models, report.models):
+            if progress:
+                progress(f"Monte Carlo for {show(claim.lhs)} under {model.name}")
+            model_report.monte_carlo = _sample(claim, model, settings)
     report.seconds = time.perf_counter() - started
     return report
 
 
-def _check_steps(derivation: Derivation, settings: VerifySettings,
-                 progress: Progress | None) -> tuple[DerivationReport, list[_PendingSample]]:
-    report = DerivationReport(derivation.name, derivation.file, derivation.title,
-                              f"{show(derivation.claim.lhs)} {SYMBOLS[derivation.relation]} "
-                              f"{show(derivation.claim.rhs)}",
-                              expected_refuted_at=derivation.expect_refuted_at)
-    try:
-        models = [get_model(m) for m in settings.models] if settings.models \
-            else derivation.model_objects
-    except KeyError as error:
-        report.error = f"{derivation.file}:{derivation.line}: {error.args[0]}"
-        return report, []
-    try:
-        rules = [[r.unfolded(derivation.where) for r in resolve(step.by)]
-                 for step in derivation.steps]
-    except UnknownRule as error:
-        step_number, step = next((n, s) for n, s in enumerate(derivation.steps, 1)
-                                 if _names_unknown_rule(s))
-        report.error = f"{step.file}:{step.line}: step {step_number}: {error.args[0]}"
-        return report, []
+def _describe(report: DerivationReport, derivation: Derivation, models: list[Model],
+              rules: list) -> None:
+    """What the report says was checked: the claim with its abbreviations and hypotheses, the
+    title, and everything the proof rests on beyond the trusted base."""
+    report.title = derivation.title
+    report.claim = f"{show(derivation.claim.lhs)} {SYMBOLS[derivation.relation]} " \
+                   f"{show(derivation.claim.rhs)}"
+    report.definitions = [f"{show(k)} = {show(v)}" for k, v in derivation.where.items()]
+    report.hypotheses = [" ≠ ".join(sorted(map(show, pair))) for pair in derivation.distinct]
+    assumptions = [f"model {m.name} (defined by the user: {m.title})" for m in models
+                   if MODELS.get(m.name) is not m]
+    for rule in _all_rules([r for step_rules in rules for r in step_rules]):
+        if isinstance(rule, UserRule | Lemma):
+            assumptions.append(rule.assumption)
+    report.assumptions = list(dict.fromkeys(assumptions))
+
+
+def _all_rules(rules: list) -> Iterator:
+    """The rules, and the rules of the derivations they cite, recursively."""
+    for rule in rules:
+        yield rule
+        if isinstance(rule, Cite):
+            yield from _all_rules([r for step in rule.derivation.steps for r in resolve(step.by)])
+
+
+def establish_lemmas(rules: list, model: Model, settings: VerifySettings) -> None:
+    """Ask the exact check whether each lemma (also in cited derivations) holds under the model
+    in every case of its free indices; the rule check rewrites with it only where it does."""
+    for rule, where in _lemmas(rules, {}):
+        if model.name in rule.holds:
+            continue
+        lhs, rhs = (unfold(x, where) for x in (rule.equation.lhs, rule.equation.rhs))
+        verdict = within_budget(lambda lhs=lhs, rhs=rhs: exact_check(lhs, rhs, model),
+                                settings.budget,
+                                lambda why: Verdict(UNDECIDED, why))
+        if verdict.passed and verdict.conclusive:
+            rule.holds[model.name] = None
+        elif verdict.status == FAIL:
+            rule.holds[model.name] = (f"lemma {rule.label} does not hold under model "
+                                      f"{model.name}: {verdict.reason}")
+        else:
+            rule.holds[model.name] = (f"lemma {rule.label} could not be established under "
+                                      f"{model.name}: {verdict.reason}")
+
+
+def _lemmas(rules: list, where: dict) -> Iterator[tuple[Lemma, dict]]:
+    for rule in rules:
+        if isinstance(rule, Lemma):
+            yield rule, where
+        elif isinstance(rule, Cite):
+            cited = rule.derivation
+            yield from _lemmas([r for step in cited.steps for r in resolve(step.by)],
+                               cited.where)
+
+
+def _unfolded_claim(derivation: Derivation):
     where = derivation.where
-    claim = CLAIMS[derivation.relation](unfold(derivation.claim.lhs, where),
-                                        unfold(derivation.claim.rhs, where), evaluate=False)
-    pending = []
-    for model in models:
-        if progress:
-            progress(f"{derivation.name} under {model.name}")
-        problem = mismatch(derivation, model)
-        if problem:
-            report.error = problem
-            return report, []
-        try:
-            report.models.append(_check_under(derivation, rules, model, settings, claim))
-        except StepError as error:
-            if settings.debug:
-                raise
-            report.error = str(error)
-            return report, []
-        except Exception as error:  # an exception in a user's step must not stop the run
-            if settings.debug:
-                raise
-            report.error = f"{derivation.file}:{derivation.line}: {type(error).__name__}: {error}"
-            return report, []
-        if not derivation.distinct:  # a statement about generic indices has nothing to sample
-            pending.append(_PendingSample(report.models[-1], model, claim))
-    return report, pending
+    return CLAIMS[derivation.relation](unfold(derivation.claim.lhs, where),
+                                       unfold(derivation.claim.rhs, where), evaluate=False)
 
 
-def _sample(pending: list[_PendingSample], settings: VerifySettings,
-            progress: Progress | None) -> None:
-    """Monte Carlo for every pending claim, model by model so that samples are reused."""
-    if not settings.monte_carlo:
-        return
-    for item in sorted(pending, key=lambda p: p.model.name):
-        if progress:
-            progress(f"Monte Carlo for {show(item.claim.lhs)} under {item.model.name}")
-        try:
-            item.report.monte_carlo = check_claim(item.claim, item.model,
-                                                  settings.monte_carlo_dimensions)
-        except Exception as error:  # sampling a user's claim must not stop the run
-            item.report.monte_carlo = [MonteCarloResult(
-                0, 0, *[float("nan")] * 4, UNDECIDED,
-                f"Monte Carlo could not run: {type(error).__name__}: {error}")]
-
-
-def mismatch(derivation: Derivation, model: Model) -> str | None:
-    """Bad input that would otherwise surface as an undecided check: a random vector the model
-    has no law for, a coordinate with other than one index, a sum over a vector's coordinates
-    that does not run over 1..dimension.  Returns the message naming file, line and step."""
-    where = derivation.where
-    places = [(f"{derivation.file}:{derivation.line}: claim", e)
-              for e in (derivation.claim.lhs, derivation.claim.rhs)]
-    places += [(f"{step.file}:{step.line}: step {n}", step.expr)
-               for n, step in enumerate(derivation.steps, 1)]
-    for place, expr in places:
-        expr = unfold(sp.sympify(expr), where)
-        for coordinate in sorted(expr.atoms(sp.Indexed), key=sp.default_sort_key):
-            if not is_random_coordinate(coordinate):
-                if coordinate.base not in model.indexed_parameters:
-                    return (f"{place}: {show(coordinate)} is neither a coordinate of a random "
-                            f"vector nor a parameter of model {model.name}; an abbreviation "
-                            f"needs where={{...}} (for p_i: where=softmax_abbreviations)")
-                continue
-            if coordinate.base not in model.vectors:
-                return (f"{place}: model {model.name} has no law for the random vector "
-                        f"{coordinate.base} (it knows {', '.join(map(str, model.vectors))})")
-            if len(coordinate.indices) != 1:
-                return (f"{place}: {show(coordinate)} has {len(coordinate.indices)} "
-                        "indices; coordinates of a vector take one")
-        for total in expr.atoms(sp.Sum):
-            for index, lower, upper in total.limits:
-                over_coordinates = any(index in c.indices for c in total.atoms(sp.Indexed)
-                                       if is_random_coordinate(c))
-                if over_coordinates and (lower != 1 or upper != model.dimension) \
-                        and not (lower.is_Integer and upper.is_Integer):
-                    return (f"{place}: the sum over {index} runs from {lower} to {upper}, but "
-                            f"under {model.name} coordinates are indexed 1..{model.dimension}")
-    return None
-
-
-def _names_unknown_rule(step) -> bool:
-    try:
-        resolve(step.by)
-    except UnknownRule:
-        return True
-    return False
-
-
-def _check_under(derivation: Derivation, rules: list, model: Model,
-                 settings: VerifySettings, claim: Eq) -> ModelReport:
+def _check_under(derivation: Derivation, rules: list, model: Model, settings: VerifySettings,
+                 claim, user_verdicts: dict) -> ModelReport:
     where = derivation.where
     result = ModelReport(model.name)
+
+    def budgeted(check, *args):
+        return within_budget(lambda: check(*args), settings.budget,
+                             lambda why: Verdict(UNDECIDED, why))
+
     for n, ((previous, step), step_rules) in enumerate(zip(derivation.chain(), rules), 1):
         before, after = unfold(previous, where), unfold(step.expr, where)
         distinct = derivation.distinct
-
-        def budgeted(check, *args):
-            return within_budget(lambda: check(*args), settings.budget,
-                                 lambda why: Verdict(UNDECIDED, why))
-
         try:
-            result.steps.append(StepReport(
-                index=n, rule=" + ".join(step.rule_names), expression=show(step.expr),
-                why=step.why, location=f"{step.file}:{step.line}", relation=step.rel,
-                rule_check=budgeted(rule_check, before, after, step_rules, model, distinct,
-                                    step.rel),
-                exact_check=budgeted(exact_check, before, after, model, distinct, step.rel),
-                numeric_check=budgeted(numeric_check, before, after, model, settings.numeric,
-                                       distinct, step.rel)))
-        except Exception as error:  # a user's rule or expression raised: name the step
-            raise StepError(f"{step.file}:{step.line}: step {n}: "
-                            f"{type(error).__name__}: {error}") from error
+            if str(n) in user_verdicts:
+                rule = _user_verdict(user_verdicts[str(n)], model, step_rules)
+            else:
+                rule = budgeted(rule_check, before, after, step_rules, model, distinct,
+                                step.rel)
+            exact = budgeted(exact_check, before, after, model, distinct, step.rel)
+            numeric = budgeted(numeric_check, before, after, model, settings.numeric,
+                               distinct, step.rel)
+        except Exception as error:
+            raise InternalError(f"{step.file}:{step.line}: step {n}: internal error while "
+                                f"checking under {model.name}: {type(error).__name__}: "
+                                f"{error}") from error
+        result.steps.append(StepReport(
+            index=n, rule=" + ".join(step.rule_names), expression=show(step.expr),
+            why=step.why, location=f"{step.file}:{step.line}", relation=step.rel,
+            rule_check=rule, exact_check=exact, numeric_check=numeric))
     result.conclusion = _conclusion(derivation, claim)
     return result
 
 
-def _conclusion(derivation: Derivation, claim: Eq) -> Verdict:
+def _user_verdict(verdicts: dict, model: Model, rules: list) -> Verdict:
+    """The rule check of a step with a user's rule, made beside the user's file; a model it was
+    not made under leaves it undecided."""
+    data = verdicts.get(model.name)
+    if data is None:
+        return Verdict(UNDECIDED, f"the user's rule was not checked under {model.name}")
+    verdict = Verdict(status=data["status"] if data.get("status") in (PASS, FAIL, UNDECIDED)
+                      else UNDECIDED, reason=str(data.get("reason", "")))
+    users = [r.assumption for r in _all_rules(rules) if isinstance(r, UserRule)]
+    verdict.assumes = tuple(dict.fromkeys(users + [str(a) for a in data.get("assumes", ())]))
+    return verdict
+
+
+def _sample(claim, model: Model, settings: VerifySettings) -> list[MonteCarloResult]:
+    try:
+        return check_claim(claim, model, settings.monte_carlo_dimensions)
+    except Exception as error:  # noqa: BLE001 - a claim the sampler cannot handle is n/a
+        return [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
+                                 f"Monte Carlo could not run: {type(error).__name__}: {error}")]
+
+
+def _conclusion(derivation: Derivation, claim) -> Verdict:
     """The chain must end exactly at the claim's right-hand side, and the relations of its steps
     must compose to the claim's."""
     if not derivation.steps:
@@ -216,39 +272,10 @@ def _conclusion(derivation: Derivation, claim: Eq) -> Verdict:
     if not implies(proved, claimed):
         return Verdict(FAIL, f"the steps prove lhs {SYMBOLS[proved]} rhs, which does not give "
                              f"the claimed lhs {SYMBOLS[claimed]} rhs")
-    last = unfold(derivation.steps[-1].expr, derivation.where)
+    last = unfold(sp.sympify(derivation.steps[-1].expr), derivation.where)
     equal = algebraically_equal(last, claim.rhs)
     if equal:
         return Verdict(PASS)
     status = UNDECIDED if equal is None else FAIL
     return Verdict(status, f"the chain ends at {show(derivation.steps[-1].expr)}, but the claim's "
                            f"right-hand side is {show(derivation.claim.rhs)}")
-
-
-def verify_paths(paths: list[str], settings: VerifySettings | None = None,
-                 progress: Progress | None = None) -> RunReport:
-    """Load every derivation under ``paths`` and check each; bad files become error entries."""
-    settings = settings or VerifySettings()
-    run = RunReport(allow_undecided=settings.allow_undecided)
-    pending: list[_PendingSample] = []
-    for item in load_paths(paths):
-        if isinstance(item, LoadError):
-            run.derivations.append(DerivationReport(name=item.file, file=item.file,
-                                                    error=f"{item.file}: {item.message}"))
-            continue
-        started = time.perf_counter()
-        report, samples = _check_steps(item, settings, progress)
-        report.seconds = time.perf_counter() - started
-        run.derivations.append(report)
-        pending.extend(samples)
-    _sample(pending, settings, progress)
-    return run
-
-
-def load_paths(paths: list[str]) -> list[Derivation | LoadError]:
-    files, errors = discover(paths)
-    items: list[Derivation | LoadError] = list(errors)
-    for path in files:
-        loaded = load_file(path)
-        items.extend([loaded] if isinstance(loaded, LoadError) else loaded)
-    return items

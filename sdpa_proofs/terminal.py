@@ -6,12 +6,21 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .checks import FAIL, PASS, UNDECIDED
 from .montecarlo import NOT_APPLICABLE
-from .report import ERROR, FAILED, REFUTED, VERIFIED, DerivationReport, RunReport
+from .report import (
+    ASSUMING,
+    ERROR,
+    FAILED,
+    INTERNAL,
+    REFUTED,
+    VERIFIED,
+    DerivationReport,
+    RunReport,
+)
+from .verdicts import FAIL, PASS, UNDECIDED
 
-STYLE = {VERIFIED: "bold green", REFUTED: "bold cyan",
-         FAILED: "bold red", UNDECIDED: "bold yellow", ERROR: "bold red",
+STYLE = {VERIFIED: "bold green", REFUTED: "bold cyan", ASSUMING: "bold yellow",
+         FAILED: "bold red", UNDECIDED: "bold yellow", ERROR: "bold red", INTERNAL: "bold red",
          PASS: "green", FAIL: "red", NOT_APPLICABLE: "dim"}
 
 
@@ -51,31 +60,39 @@ def _monte_carlo(d: DerivationReport) -> Text:
 def _status(d: DerivationReport) -> Text:
     if d.status == REFUTED:
         return _cell(REFUTED, f"refuted at {d.expected_refuted_at} (expected)")
-    if d.expected_refuted_at is not None:
+    if d.expected_refuted_at is not None and d.status == FAILED:
         return _cell(FAILED, f"failed (expected refuted at {d.expected_refuted_at})")
-    return _cell(d.status)
+    if d.status == ASSUMING:
+        return _cell(ASSUMING, "verified, assuming")
+    return _cell(d.status, d.status.replace("_", " "))
 
 
 def summary_table(run: RunReport) -> Table:
     table = Table(title="sdpa-proofs verify", title_justify="left", header_style="bold")
-    table.add_column("derivation", no_wrap=True)
-    table.add_column("claim", overflow="fold", min_width=24)
+    table.add_column("derivation", overflow="fold", min_width=12, max_width=28)
+    table.add_column("claim", overflow="fold", min_width=30, ratio=1)
     for column in ("models", "steps", "symbolic", "numeric", "Monte Carlo", "status"):
         table.add_column(column, no_wrap=True)
     for d in run.derivations:
-        if d.status == ERROR:
-            table.add_row(d.name, "", "", "", "", "", "", _cell(ERROR))
+        if d.status in (ERROR, INTERNAL) or not d.models:
+            table.add_row(Text(d.name), Text(d.statement), "", "", "", "", "", _status(d))
             continue
-        table.add_row(d.name, Text(d.claim), str(len(d.models)), str(d.step_count), _symbolic(d),
-                      _numeric(d), _monte_carlo(d), _status(d))
+        table.add_row(Text(d.name), Text(d.statement), str(len(d.models)), str(d.step_count),
+                      _symbolic(d), _numeric(d), _monte_carlo(d), _status(d))
     return table
 
 
 def failure_details(d: DerivationReport) -> list[Text]:
     """Every failed or undecided check of a derivation, with where and why."""
-    if d.status == ERROR:
-        return [Text(f"error: {d.error}", style="red")]
-    lines = []
+    if d.status in (ERROR, INTERNAL):
+        return [Text(f"{'internal error' if d.internal else 'error'}: {d.error}", style="red")]
+    if d.timed_out:
+        return [Text(f"{d.name}: undecided: {d.timed_out}", style=STYLE[UNDECIDED])]
+    lines = [Text(f"{d.name} assumes: {a}", style="yellow") for a in d.assumptions]
+    if d.status == ASSUMING:
+        lines.append(Text(f"{d.name}: verified only assuming the above: no check proves step(s) "
+                          f"{', '.join(map(str, d.assumed_steps))} for every d without them",
+                          style="yellow"))
     if d.expected_refuted_at is not None and d.status != REFUTED:
         found = sorted({m.first_failing_step for m in d.models}, key=lambda n: n or 0)
         lines.append(Text(f"{d.name}: expected to be refuted at step {d.expected_refuted_at}, "
@@ -174,15 +191,25 @@ def mutation_summary(report, console: Console) -> None:
                   style="bold green" if not report.survivors else "bold red")
 
 
-def render(run: RunReport, console: Console) -> None:
+def file_line(path: str, reports: list[DerivationReport]) -> Text:
+    """One line per finished file, for logs without a terminal: status and seconds."""
+    statuses = ", ".join(f"{d.name} {d.status.replace('_', ' ')}" for d in reports)
+    seconds = sum(d.seconds for d in reports)
+    return Text(f"{path}: {statuses} ({seconds:.1f} s)")
+
+
+def render(run: RunReport, console: Console, debug: bool = False) -> None:
     console.print(summary_table(run))
     for d in run.derivations:
         for line in failure_details(d):
             console.print(line, soft_wrap=True)  # one finding per line: greppable in CI logs
-    verified = sum(d.status == VERIFIED for d in run.derivations)
-    refuted = sum(d.status == REFUTED for d in run.derivations)
-    summary = f"{verified} of {len(run.derivations)} derivations verified"
-    if refuted:
-        summary += f", {refuted} refuted as expected"
-    console.print(summary + ".", style="bold green" if verified + refuted == len(run.derivations)
-                  else "bold red")
+        if debug and d.internal:
+            console.print(Text(d.internal), soft_wrap=True)
+    count = {status: sum(d.status == status for d in run.derivations)
+             for status in (VERIFIED, ASSUMING, REFUTED)}
+    summary = f"{count[VERIFIED]} of {len(run.derivations)} derivations verified"
+    if count[ASSUMING]:
+        summary += f", {count[ASSUMING]} verified only assuming user rules or lemmas"
+    if count[REFUTED]:
+        summary += f", {count[REFUTED]} refuted as expected"
+    console.print(Text(summary + ".", style="bold green" if run.exit_code == 0 else "bold red"))

@@ -13,6 +13,11 @@ class Verdict:
     reason: str = ""
     digits: float | None = None
     counterexample: dict | None = None
+    #: for a pass: whether it establishes the relation for every d (a proof), or only finds no
+    #: counterexample where it looked
+    conclusive: bool = True
+    #: what a pass rests on beyond the trusted base: user rules, lemmas, cited derivations
+    assumes: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -26,4 +31,6 @@ def combine(*verdicts: Verdict) -> Verdict:
             if v.status == status:
                 return v
     return Verdict(PASS, digits=min((v.digits for v in verdicts if v.digits is not None),
-                                    default=None))
+                                    default=None),
+                   conclusive=all(v.conclusive for v in verdicts),
+                   assumes=tuple(dict.fromkeys(a for v in verdicts for a in v.assumes)))

@@ -1,0 +1,88 @@
+"""Concrete instances of symbolic statements: a dimension, parameter values, values for the
+free indices and for symbols nothing fixes, and sums written out term by term."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import sympy as sp
+from sympy import Expr, Indexed
+
+from .algebra import random_value
+from .expressions import BINDERS, MaxOver, bound_indices, index_symbols, random_coordinates
+
+
+def is_pointwise(before: Expr, after: Expr) -> bool:
+    """A statement about the coordinates themselves (no expectation around them), such as the
+    softmax Jacobian: it must hold at every point, not on average."""
+    return bool(random_coordinates(before) | random_coordinates(after))
+
+
+def expand_sums(expr: Expr) -> Expr:
+    """Write out every sum whose limits are concrete integers (by substituting each value with
+    xreplace, which also reaches derivative variables such as z_j in d/dz_j)."""
+    if not expr.args:
+        return expr
+    expr = expr.func(*(expand_sums(a) for a in expr.args))
+    if isinstance(expr, sp.Sum):
+        terms = [expr.function]
+        for index, lower, upper in expr.limits:
+            if not (lower.is_Integer and upper.is_Integer):
+                return expr
+            terms = [t.xreplace({index: sp.Integer(v)}) for t in terms
+                     for v in range(int(lower), int(upper) + 1)]
+        return sp.Add(*terms)
+    return sp.sympify(expr.doit(deep=False)) if isinstance(expr, BINDERS) else expr
+
+
+def concretise(expr: Expr, substitution: dict, indices: dict | None = None) -> Expr:
+    """Give the free indices their values (not the bound ones of the same name), substitute d
+    and the parameters, write the sums out, then substitute the entries that writing out
+    produced (matrix entries such as Sigma_qk[1, 1])."""
+    expr = substitute_free(expr, indices or {})
+    return expand_sums(expr.xreplace(substitution)).xreplace(substitution)
+
+
+def substitute_free(expr: Expr, values: dict) -> Expr:
+    """xreplace for the free occurrences only: a sum's own index keeps its name inside it."""
+    if not values or not expr.args:
+        return values.get(expr, expr) if not expr.args else expr
+    if isinstance(expr, BINDERS):
+        inner = {k: v for k, v in values.items() if k not in bound_indices(expr)}
+        if isinstance(expr, (sp.Sum, MaxOver)):
+            limits = [(var, substitute_free(lo, values), substitute_free(hi, values))
+                      for var, lo, hi in expr.limits]
+            return expr.func(substitute_free(expr.function, inner), *limits)
+        return expr.func(substitute_free(expr.function, inner), *expr.indices,
+                         substitute_free(expr.upper, values))
+    return expr.func(*(substitute_free(a, values) for a in expr.args))
+
+
+def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int) -> list[dict]:
+    """All assignments of values 1..dim to the free index symbols respecting ``distinct``."""
+    names = sorted((s for e in exprs for s in index_symbols(e) if not s.is_Integer), key=str)
+    names = list(dict.fromkeys(names))
+    values = []
+    for combo in itertools.product(range(1, dim + 1), repeat=len(names)):
+        assignment = dict(zip(names, map(sp.Integer, combo)))
+        if all(assignment.get(a, a) != assignment.get(b, b)
+               for pair in distinct for a, b in [tuple(pair)]):
+            values.append(assignment)
+    return values
+
+
+def arbitrary_values(exprs: list[Expr]) -> dict:
+    """Values for the symbols that neither the model nor the indices fix (a shift c in
+    softmax(z + c) = softmax(z)): the statement is about every value, so any seeded value will
+    do, respecting the symbol's assumptions."""
+    entries = {x for e in exprs for x in e.atoms(Indexed)}
+    labels = {x.base.label for x in entries} | {i for x in entries for i in x.indices}
+    free = sorted({x for e in exprs for x in e.free_symbols
+                   if type(x) is sp.Symbol and x not in labels}, key=str)
+    rng = random.Random(20261129)
+    return {x: random_value(x, rng) for x in free}
+
+
+def format_point(where: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in where.items())

@@ -1,0 +1,325 @@
+"""Worker processes: every derivation file runs in a process of its own, and is checked in
+another that never ran it.
+
+For each file the parent forks a *loader* that runs the file (with its own folder first on the
+module path and no module of another user file in its cache), seals each derivation into JSON and,
+where a step names a rule of the user's own code, makes that rule check beside the code.  Then
+the parent forks a *checker* from itself, which has never run user code, and sends it the
+sealed derivations.  So nothing a file does (patching the checker, exiting, crashing, looping)
+reaches another file's verdict, its own checks or the parent.
+
+The parent keeps every budget: a worker that outlives its deadline is killed, whatever it does
+with signals or exceptions.  Forked workers start in milliseconds, as the parent has imported
+the toolkit already.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import pickle
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from multiprocessing.connection import wait
+from pathlib import Path
+
+from .budget import time_budget
+from .errors import BadInput, BudgetExceeded
+from .loader import LoadError, discover, run_file
+from .report import DerivationReport, RunReport
+from .runner import VerifySettings, check_sealed, user_rule_verdicts
+from .sealing import seal, unseal
+
+LOAD_BUDGET = 60.0  # seconds to run one derivation file
+SLACK = 30.0  # seconds a worker may take beyond the sum of its checks' budgets
+_FORK = multiprocessing.get_context("fork")
+_LIBRARY_ROOTS = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix,
+                                                      os.path.dirname(os.path.dirname(
+                                                          os.path.abspath(__file__))))})
+
+
+@dataclass
+class _Task:
+    """One worker: ``target(*args)`` returns the bytes it sends back; ``done`` gets them (or
+    None and the reason the worker failed) and may return follow-up tasks."""
+
+    label: str
+    target: Callable[..., bytes]
+    args: tuple
+    seconds: float | None
+    done: Callable[[bytes | None, str], list]
+
+
+def _child(connection, target: Callable[..., bytes], args: tuple) -> None:
+    try:
+        payload = target(*args)
+    except BaseException:  # noqa: BLE001 - whatever happens, the parent gets a reason
+        payload = b"!" + traceback.format_exc().encode("utf-8", "replace")
+    try:
+        connection.send_bytes(payload)
+    finally:
+        connection.close()
+        os._exit(0)  # no atexit handlers of the parent (pytest's, say) in the child
+
+
+def run_tasks(tasks: list[_Task], jobs: int | None = None) -> None:
+    """Run tasks in forked workers, at most ``jobs`` at once, killing each that outlives its
+    time; follow-up tasks join the queue."""
+    jobs = max(1, jobs or os.cpu_count() or 1)
+    queue, running = list(tasks), {}
+    while queue or running:
+        while queue and len(running) < jobs:
+            task = queue.pop(0)
+            receiver, sender = _FORK.Pipe(duplex=False)
+            process = _FORK.Process(target=_child, args=(sender, task.target, task.args),
+                                    daemon=True)
+            process.start()
+            sender.close()
+            deadline = None if task.seconds is None else time.monotonic() + task.seconds
+            running[receiver] = (task, process, deadline)
+        deadlines = [d for _, _, d in running.values() if d is not None]
+        timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+        for receiver in wait(list(running), timeout):
+            task, process, _ = running.pop(receiver)
+            queue.extend(_finish(task, process, receiver))
+        now = time.monotonic()
+        for receiver, (task, process, deadline) in list(running.items()):
+            if deadline is not None and now >= deadline:
+                del running[receiver]
+                process.kill()
+                process.join()
+                receiver.close()
+                queue.extend(task.done(None, f"did not finish within {task.seconds:g} s"))
+
+
+def _finish(task: _Task, process, receiver) -> list:
+    try:
+        payload = receiver.recv_bytes()
+    except (EOFError, OSError):
+        payload = None
+    receiver.close()
+    process.join()
+    if payload is None:
+        code = process.exitcode
+        how = f"was killed by signal {-code}" if code and code < 0 else f"exited ({code})"
+        return task.done(None, f"the worker {how} before it answered")
+    if payload.startswith(b"!"):
+        return task.done(None, "internal error:\n" + payload[1:].decode("utf-8", "replace"))
+    return task.done(payload, "")
+
+
+# ---- loading -----------------------------------------------------------------------------
+
+def _forget_user_modules() -> None:
+    """Drop every cached module that is not the library's, so that helper modules resolve
+    beside this file and not from wherever another file found them."""
+    for name, module in list(sys.modules.items()):
+        origin = getattr(module, "__file__", None)
+        if origin and not os.path.realpath(origin).startswith(_LIBRARY_ROOTS):
+            del sys.modules[name]
+
+
+def _load(path: str, settings: VerifySettings) -> bytes:
+    """In the loader: run the file, seal its derivations, make its user rules' checks."""
+    if not settings.debug:  # a file's prints would mix with the report
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+    _forget_user_modules()
+    loaded = _run_budgeted(Path(path))
+    if isinstance(loaded, LoadError):
+        return json.dumps({"error": vars(loaded)}).encode()
+    sealed = []
+    try:
+        for derivation in loaded:
+            item = seal(derivation)
+            item["user_verdicts"] = user_rule_verdicts(derivation, item, settings)
+            sealed.append(item)
+    except BadInput as error:
+        return json.dumps({"error": {"file": path, "message": str(error)}}).encode()
+    return json.dumps({"derivations": sealed}).encode()
+
+
+def _run_budgeted(path: Path) -> list | LoadError:
+    try:
+        with time_budget(LOAD_BUDGET):
+            return run_file(path)
+    except BudgetExceeded:
+        return LoadError(str(path), f"loading did not finish within {LOAD_BUDGET:g} s")
+
+
+def _load_task(path: Path, settings: VerifySettings, then: Callable[[list | LoadError], list],
+               user_checks: int = 64) -> _Task:
+    """The loader's deadline: the file's own budget, and room for the rule checks of up to
+    ``user_checks`` user-rule steps and models."""
+    seconds = LOAD_BUDGET + SLACK + (settings.budget * user_checks if settings.budget else 0)
+
+    def done(payload: bytes | None, reason: str) -> list:
+        return then(_read_loaded(path, payload, reason))
+
+    return _Task(f"loading {path}", _load, (str(path), settings), seconds, done)
+
+
+def _read_loaded(path: Path, payload: bytes | None, reason: str) -> list | LoadError:
+    """The sealed derivations a loader sent, or the file's error.  The payload is JSON from a
+    process that ran user code: read as data, checked for shape, never unpickled."""
+    if payload is None:
+        if reason.startswith("did not finish"):
+            reason = f"loading {reason}"
+        return LoadError(str(path), f"while loading, {reason}")
+    try:
+        data = json.loads(payload)
+        if "error" in data:
+            error = data["error"]
+            return LoadError(str(error["file"]), str(error["message"]),
+                             bool(error.get("empty", False)))
+        derivations = data["derivations"]
+        if not isinstance(derivations, list) or not all(isinstance(d, dict)
+                                                        for d in derivations):
+            raise TypeError("not a list of derivations")
+        return derivations
+    except (ValueError, KeyError, TypeError) as error:
+        return LoadError(str(path), f"the loader sent something unreadable: {error}")
+
+
+# ---- checking ----------------------------------------------------------------------------
+
+def _check(sealed: list[dict], settings: VerifySettings) -> bytes:
+    """In a checker (a fork of the parent, which never ran user code)."""
+    return pickle.dumps([check_sealed(item, settings) for item in sealed])
+
+
+def check_seconds(sealed: list[dict], settings: VerifySettings) -> float | None:
+    """A checker's deadline: every check's budget (three per step and model, a lemma's, Monte
+    Carlo's) and some slack."""
+    if not settings.budget:
+        return None
+    checks = 0
+    for item in sealed:
+        models = len(settings.models or item.get("models") or [1])
+        checks += models * (3 * len(item.get("steps", [])) + 4)
+    return SLACK + settings.budget * checks
+
+
+def _check_task(path: Path, sealed: list[dict], settings: VerifySettings,
+                then: Callable[[list[DerivationReport]], None]) -> _Task:
+    def done(payload: bytes | None, reason: str) -> list:
+        if payload is None:
+            then([_unfinished(item, path, reason) for item in sealed])
+        else:
+            then(pickle.loads(payload))  # noqa: S301 - from a fork that ran no user code
+        return []
+
+    return _Task(f"checking {path}", _check, (sealed, settings), check_seconds(sealed, settings),
+                 done)
+
+
+def _unfinished(item: dict, path: Path, reason: str) -> DerivationReport:
+    """A derivation whose checker was killed at its deadline (undecided) or died (ours)."""
+    report = DerivationReport(str(item.get("name")), str(path),
+                              expected_refuted_at=item.get("expect_refuted_at"))
+    if reason.startswith("did not finish"):
+        report.timed_out = f"checking {reason}"
+    else:
+        report.error = f"{path}: internal error: the checking worker {reason.splitlines()[0]}"
+        report.internal = reason
+    return report
+
+
+# ---- the two things callers want -----------------------------------------------------------
+
+FileProgress = Callable[[str, list], None]
+
+
+def verify_paths(paths: list[str], settings: VerifySettings | None = None,
+                 progress: FileProgress | None = None) -> RunReport:
+    """Load and check every derivation file under ``paths``, each in its own workers; files
+    that do not load become error entries, and the others are still checked.  ``progress``
+    hears of each file as it finishes, with its reports."""
+    settings = settings or VerifySettings()
+    run = RunReport(allow_undecided=settings.allow_undecided, strict=settings.strict)
+    files, errors = discover(paths)
+    run.derivations.extend(_error_report(e) for e in errors)
+    results: dict[Path, list[DerivationReport]] = {}
+
+    def finished(path: Path, reports: list[DerivationReport]) -> None:
+        results[path] = reports
+        if progress:
+            progress(str(path), reports)
+
+    def loaded(path: Path):
+        def then(outcome: list | LoadError) -> list:
+            if isinstance(outcome, LoadError):
+                finished(path, [_error_report(outcome)])
+                return []
+            return [_check_task(path, outcome, settings, lambda r: finished(path, r))]
+        return then
+
+    run_tasks([_load_task(path, settings, loaded(path)) for path in files], settings.jobs)
+    for path in files:
+        run.derivations.extend(results.get(path, []))
+    if not files and not errors:
+        run.derivations.append(DerivationReport(
+            name=", ".join(paths), file=", ".join(paths),
+            error=f"no derivation files under {', '.join(paths)} (a derivation file is a .py "
+                  "file that calls Derivation(...))"))
+    return run
+
+
+def _error_report(error: LoadError) -> DerivationReport:
+    return DerivationReport(name=error.file, file=error.file,
+                            error=f"{error.file}: {error.message}")
+
+
+def load_paths(paths: list[str], settings: VerifySettings | None = None) -> list:
+    """The derivations under ``paths``, each file run in its own worker and its derivations
+    rebuilt here from their sealed form (no user code runs in this process), and a LoadError
+    for each file or path that does not load."""
+    settings = settings or VerifySettings()
+    files, errors = discover(paths)
+    items: list = list(errors)
+    found: dict[Path, list] = {}
+
+    def keep(path: Path):
+        def then(outcome: list | LoadError) -> list:
+            found[path] = [outcome] if isinstance(outcome, LoadError) else outcome
+            return []
+        return then
+
+    run_tasks([_load_task(path, settings, keep(path)) for path in files], settings.jobs)
+    for path in files:
+        for item in found.get(path, []):
+            if isinstance(item, LoadError):
+                items.append(item)
+                continue
+            try:
+                items.append(unseal(item))
+            except BadInput as error:
+                items.append(LoadError(str(path), str(error)))
+    return items
+
+
+def load_file(path: Path) -> list | LoadError:
+    """The derivations of one file, loaded in a worker and rebuilt here."""
+    items = load_paths([str(path)])
+    errors = [item for item in items if isinstance(item, LoadError)]
+    return errors[0] if errors else items
+
+
+def load_sealed(path: Path, settings: VerifySettings) -> list[dict] | LoadError:
+    """The sealed derivations of one file (for a caller that checks them later)."""
+    box: list = []
+    run_tasks([_load_task(path, settings, lambda outcome: box.append(outcome) or [])], 1)
+    return box[0]
+
+
+def check_in_worker(path: Path, sealed: list[dict],
+                    settings: VerifySettings) -> list[DerivationReport]:
+    """Check sealed derivations in a fresh checker under the parent's deadline."""
+    box: list = []
+    run_tasks([_check_task(path, sealed, settings, box.append)], 1)
+    return box[0]

@@ -1,0 +1,266 @@
+"""The numeric check: both sides of a step, as written, evaluated at concrete d and parameter
+values by quadrature against the model's density (expectations) or at coordinates drawn from the
+model (identities in the coordinates), to high precision with mpmath."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+import sympy as sp
+from sympy import Derivative, Expr, Indexed
+
+from .concrete import (
+    arbitrary_values,
+    concrete_index_values,
+    concretise,
+    format_point,
+    is_pointwise,
+)
+from .errors import UnsupportedExpression
+from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
+from .models import Model
+from .relations import SYMBOLS
+from .verdicts import FAIL, PASS, UNDECIDED, Verdict
+
+
+@dataclass
+class NumericSettings:
+    digits: int = 30
+    dimensions: tuple[int, ...] = (1, 2, 3)
+    guard_digits: int = 15
+
+    @property
+    def dps(self) -> int:
+        return self.digits + self.guard_digits
+
+
+@dataclass
+class _Evaluation:
+    model: Model
+    point: dict
+    dps: int
+    scale: mpmath.mpf = field(default_factory=lambda: mpmath.mpf(0))
+
+    def value(self, expr: Expr) -> mpmath.mpf:
+        """Numerical value of an expression whose sums are already expanded."""
+        atoms = {atom: self.moment(atom) for atom in _moment_atoms(expr)}
+        stand_ins = {atom: sp.Float(value, self.dps) for atom, value in atoms.items()}
+        result = sp.N(expr.xreplace(stand_ins), self.dps)
+        if not result.is_real:
+            raise UnsupportedExpression(f"{expr} does not evaluate to a real number")
+        return mpmath.mpf(result)
+
+    def moment(self, atom: Expr) -> mpmath.mpf:
+        """E, Var, sd and Cov from their definitions, each E by integration."""
+        if isinstance(atom, E):
+            return self.expectation(atom.args[0])
+        centred = [x - sp.Float(self.expectation(x), self.dps) for x in atom.args]
+        if isinstance(atom, Cov):
+            return self.expectation(centred[0] * centred[1])
+        variance = self.expectation(centred[0] ** 2)
+        return variance if isinstance(atom, Var) else mpmath.sqrt(variance)
+
+    def expectation(self, x: Expr) -> mpmath.mpf:
+        """E[x] by quadrature against the model's density, exact for polynomials."""
+        nested = {a: sp.Float(self.moment(a), self.dps) for a in _moment_atoms(x)}
+        x = x.xreplace(nested)
+        variables = sorted(random_coordinates(x), key=sp.default_sort_key)
+        if not variables:
+            return mpmath.mpf(sp.N(x, self.dps))
+        degrees = {v: _degree(x, v) for v in variables}
+        polynomial = all(deg is not None for deg in degrees.values())
+        if not polynomial:
+            terms = sp.Add.make_args(sp.expand(x))
+            if len(terms) > 1:  # term by term: each integral over only the coordinates it uses
+                return mpmath.fsum(self.expectation(term) for term in terms)
+        f = sp.lambdify(variables, x, modules="mpmath")
+        if not polynomial:
+            value, magnitude = self._converged(f, x, variables)
+        else:
+            value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
+        self.scale = max(self.scale, magnitude)
+        return value
+
+    def _converged(self, f, x: Expr, variables: list) -> tuple:
+        """E[f] for f not a polynomial (e^z, z e^z, ...): the model's Gauss rules with twice
+        the points each time until two results agree to all but the guard digits; no
+        agreement within the grid limit is no value (the check is then undecided)."""
+        wanted = mpmath.mpf(10) ** -(self.dps - CONVERGED_GUARD)
+        previous = None
+        for degree in CONVERGENCE_DEGREES:
+            if (degree // 2 + 1) ** len(variables) > MAX_GRID:
+                break
+            try:
+                value, magnitude = self.model.integrate(
+                    f, variables, dict.fromkeys(variables, degree), self.point, self.dps)
+            except ValueError as error:  # the model has no rule for this integrand
+                raise UnsupportedExpression(f"E[{x}]: {error}") from error
+            if previous is not None and abs(value - previous) <= wanted * max(magnitude, 1):
+                return value, magnitude
+            previous = value
+        raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
+                                    f"quadrature did not converge within {MAX_GRID} points")
+
+
+CONVERGENCE_DEGREES = (30, 62, 126, 254)  # 16, 32, 64, 128 points per latent
+MAX_GRID = 20_000
+CONVERGED_GUARD = 10  # digits of the working precision that two quadratures may disagree on
+
+
+def _moment_atoms(expr: Expr) -> list[Expr]:
+    if isinstance(expr, MOMENT_FUNCTIONS):
+        return [expr]
+    return [a for arg in expr.args for a in _moment_atoms(arg)]
+
+
+def _degree(expr: Expr, v: Indexed) -> int | None:
+    """Degree of a polynomial in v without expanding it; None if not a polynomial in v."""
+    if expr == v:
+        return 1
+    if not expr.has(v):
+        return 0
+    if isinstance(expr, sp.Add):
+        parts = [_degree(a, v) for a in expr.args]
+        return None if None in parts else max(parts)
+    if isinstance(expr, sp.Mul):
+        parts = [_degree(a, v) for a in expr.args]
+        return None if None in parts else sum(parts)
+    if isinstance(expr, sp.Pow) and expr.exp.is_Integer and expr.exp >= 0:
+        base = _degree(expr.base, v)
+        return None if base is None else base * int(expr.exp)
+    return None
+
+
+def matching_digits(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, required: int,
+                    dps: int) -> float:
+    """Significant digits to which a and b agree; relative to ``scale`` when both are ~0."""
+    difference = abs(a - b)
+    if difference == 0:
+        return float(dps)
+    magnitude = max(abs(a), abs(b))
+    reference = magnitude if magnitude > scale * mpmath.mpf(10) ** -required else scale
+    if reference == 0:
+        return 0.0
+    return float(min(dps, max(0, -mpmath.log10(difference / reference))))
+
+
+def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSettings,
+                  distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
+    """Evaluate both sides as written at d in ``settings.dimensions``, every parameter point and
+    every value of the free indices: expectations by exact quadrature against the model's
+    density, identities in the coordinates pointwise at coordinates drawn from the model."""
+    before, after = sp.sympify(before), sp.sympify(after)
+    evaluate = _pointwise_pairs if is_pointwise(before, after) else _integrated_pair
+    lowest = None
+    with mpmath.workdps(settings.dps):
+        for dim in settings.dimensions:
+            for point in model.parameter_points:
+                substitution = model.concrete(point, dim)
+                for indices in concrete_index_values([before, after], distinct, dim):
+                    sides = [concretise(x, substitution, indices) for x in (before, after)]
+                    arbitrary = arbitrary_values(sides)
+                    sides = [side.xreplace(arbitrary) for side in sides]
+                    where = {str(model.dimension): dim,
+                             **{str(k): str(v) for k, v in point.items()},
+                             **{str(k): int(v) for k, v in indices.items()},
+                             **{str(k): str(v) for k, v in arbitrary.items()}}
+                    try:
+                        pairs = list(evaluate(sides, model, substitution, point, dim))
+                    except UnsupportedExpression as error:
+                        return Verdict(UNDECIDED, f"numeric: {error}")
+                    for lhs, rhs, scale, at in pairs:
+                        if relation != "=":
+                            verdict = _inequality_at(lhs, rhs, scale, relation, settings,
+                                                     {**where, **at})
+                            if not verdict.passed:
+                                return verdict
+                            continue
+                        digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
+                        lowest = digits if lowest is None else min(lowest, digits)
+                        if digits < DIFFERENT_BELOW:
+                            return _numeric_counterexample(lhs, rhs, digits, {**where, **at})
+                        if digits < settings.digits:
+                            return Verdict(UNDECIDED, f"only {digits:.1f} significant digits "
+                                           f"agree at {format_point({**where, **at})}, "
+                                           f"{settings.digits} required", digits=digits)
+    if relation != "=":
+        return Verdict(PASS, "holds at every point evaluated")
+    if lowest is None:
+        return Verdict(UNDECIDED, "no concrete case to evaluate")
+    return Verdict(PASS, digits=lowest)
+
+
+def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
+                   where: dict) -> Verdict:
+    """lhs relation rhs at one point.  A violation larger than the working precision can
+    explain refutes; equality within the required digits satisfies <= but not <; in between
+    is undecided."""
+    margin = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
+    tolerance = scale * mpmath.mpf(10) ** -settings.digits
+    if margin > tolerance or (margin >= -tolerance and relation in ("<=", ">=")):
+        return Verdict(PASS)
+    if margin < -scale * mpmath.mpf(10) ** -DIFFERENT_BELOW or relation in ("<", ">"):
+        values = f"{mpmath.nstr(lhs, 20)} {SYMBOLS[relation]} {mpmath.nstr(rhs, 20)} is false"
+        return Verdict(FAIL, f"at {format_point(where)}: {values}",
+                       counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
+                                       "rhs": mpmath.nstr(rhs, 25)})
+    return Verdict(UNDECIDED, f"at {format_point(where)} the sides differ by "
+                              f"{mpmath.nstr(margin, 5)}, too little to tell at this precision")
+
+
+def _integrated_pair(sides, model, substitution, point, dim):
+    """Both sides with every E[.] integrated; scale: the size of the terms involved."""
+    evaluation = _Evaluation(model, substitution, mpmath.mp.dps)
+    lhs, rhs = (evaluation.value(side) for side in sides)
+    yield lhs, rhs, max(evaluation.scale, abs(lhs), abs(rhs)), {}
+
+
+POINTWISE_DRAWS = 3
+POINTWISE_SCALES = (8, mpmath.mpf(1) / 8)
+# Quadrature here is exact, so two sides that agree to fewer than this many digits at 45-digit
+# working precision differ; between this and the required digits the check is undecided.
+DIFFERENT_BELOW = 10
+
+
+def _pointwise_pairs(sides, model, substitution, point, dim):
+    """Both sides at coordinates drawn from the model (seeded), also stretched and shrunk (for a
+    softmax: near one-hot and near uniform) and at a tie; derivatives by mpmath's numerical
+    differentiation, not SymPy's; agreement relative to 1 + the size of the values."""
+    rng = np.random.default_rng(2026)
+    coordinates = random_coordinates(sides[0]) | random_coordinates(sides[1])
+    draws = []
+    for _ in range(POINTWISE_DRAWS):
+        draw = model.sample(rng, 1, dim, point)
+        draws.append({c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
+                      for c in coordinates})
+    stretched = [{c: v * scale for c, v in draws[0].items()} for scale in POINTWISE_SCALES]
+    tie = {c: mpmath.mpf(1) / 3 for c in coordinates}
+    for values in draws + stretched + [tie]:
+        lhs, rhs = (pointwise_value(side, values) for side in sides)
+        yield lhs, rhs, 1 + max(abs(lhs), abs(rhs)), {str(c): mpmath.nstr(v, 12)
+                                                      for c, v in values.items()}
+
+
+def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
+    values = f"{mpmath.nstr(lhs, 20)} versus {mpmath.nstr(rhs, 20)}"
+    return Verdict(FAIL, f"sides differ at {format_point(where)}: {values}", digits=digits,
+                   counterexample={**where, "lhs": mpmath.nstr(lhs, 25),
+                                   "rhs": mpmath.nstr(rhs, 25)})
+
+
+def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:
+    """The value of an expression in the coordinates at ``values``, each derivative taken by
+    mpmath.diff at the working precision (which mpmath raises while differentiating)."""
+    if isinstance(expr, Derivative):
+        ((variable, count),) = expr.variable_count
+
+        def along(t):
+            return pointwise_value(expr.expr, {**values, variable: t})
+        return mpmath.diff(along, values[variable], int(count))
+    if expr.has(Derivative):
+        expr = expr.func(*(sp.Float(pointwise_value(a, values), mpmath.mp.dps)
+                           if a.has(Derivative) else a for a in expr.args))
+    stand_ins = {c: sp.Float(v, mpmath.mp.dps) for c, v in values.items()}
+    return mpmath.mpf(sp.N(expr.xreplace(stand_ins), mpmath.mp.dps))

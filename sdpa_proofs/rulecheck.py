@@ -1,0 +1,50 @@
+"""The rule check: the named rules, applied under the model's assumptions, turn one side of a
+step into the other (up to plain algebra); for an inequality, the rules' bounds, used where they
+move the whole the right way, lead from one side to the other (see :mod:`sdpa_proofs.bounds`)."""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy import Expr
+
+from .algebra import algebraically_equal
+from .bounds import bound_check
+from .models import Model
+from .rules import Context, Rule, rewrite_everywhere
+from .text import show
+from .verdicts import FAIL, PASS, UNDECIDED, Verdict
+
+
+def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
+               distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
+    """Does rewriting with ``rules`` (everywhere, to a fixpoint) make the two sides equal?  For
+    an inequality: do the rules' bounds, used where they move the whole the right way, lead
+    from one side to the other (see :mod:`sdpa_proofs.bounds`)?"""
+    before, after = sp.sympify(before), sp.sympify(after)
+    if relation != "=":
+        ctx = Context(model, distinct)
+        verdict = bound_check(before, after, relation, rules, ctx)
+        return _resting_on(verdict, ctx)
+    strict = Context(model, distinct, strict=True)
+    reached = rewrite_everywhere(before, rules, strict)
+    target = rewrite_everywhere(after, rules, strict)
+    equal = algebraically_equal(reached, target)
+    if equal:
+        return _resting_on(Verdict(PASS), strict)
+    loose = Context(model, distinct, strict=False)
+    if algebraically_equal(rewrite_everywhere(before, rules, loose),
+                           rewrite_everywhere(after, rules, loose)) and loose.violations:
+        return Verdict(FAIL, "precondition fails under the model: " + "; ".join(loose.violations))
+    names = ", ".join(r.name for r in rules)
+    if equal is None:
+        return Verdict(UNDECIDED, f"could not decide whether {names} turns {show(reached)} "
+                                  f"into {show(target)}")
+    return Verdict(FAIL, f"{names} turns the previous expression into {show(reached)}, "
+                         f"which is not {show(target)}")
+
+
+def _resting_on(verdict: Verdict, ctx: Context) -> Verdict:
+    """A pass that used lemmas or citations says so."""
+    if verdict.passed and ctx.assumed:
+        verdict.assumes = tuple(dict.fromkeys(ctx.assumed))
+    return verdict

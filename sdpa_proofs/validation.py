@@ -1,0 +1,228 @@
+"""Declarations checked before any step is: what a derivation says about its names, indices and
+models must be something the checks can honour, or the derivation is bad input.
+
+Each check closes a way to change what a claim means without the checks seeing it: an
+abbreviation that rewrites part of the claim (``where={d**2: d}``), a hypothesis i != j about
+the indices of a sum, a symbol that prints like a built-in one but lacks its assumptions, a
+parameter outside its domain.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+from sympy import Expr, Indexed, IndexedBase, Symbol
+
+from . import models as _models
+from . import symbols as _symbols
+from .derivation import Derivation
+from .errors import BadInput
+from .expressions import (
+    BINDERS,
+    SumOverDistinct,
+    bound_indices,
+    index_symbols,
+    is_random_coordinate,
+    unfold,
+)
+from .models import GaussianMatrixModel, LatentLinearModel, Model
+from .text import show
+
+#: every name the toolkit gives a meaning: a symbol printed like one of these must be it
+LIBRARY = {str(value.label if isinstance(value, IndexedBase) else value): value
+           for module in (_symbols, _models) for value in vars(module).values()
+           if type(value) is Symbol or isinstance(value, IndexedBase)}
+#: the library's own abbreviation names, which ``where`` may define
+ABBREVIATIONS = {_symbols.S, _symbols.P, _symbols.p}
+
+
+def validate(derivation: Derivation, models: list[Model]) -> None:
+    """Raise BadInput, naming file, line and what to change, for a declaration that the checks
+    could not honour."""
+    at = f"{derivation.file}:{derivation.line}"
+    if not models:
+        raise BadInput(f"{at}: no model: a claim is checked under at least one")
+    for place, expr in _places(derivation):
+        _no_look_alikes(place, expr)
+        _no_shadowing(place, expr, ())
+    _abbreviations(derivation, models, at)
+    _hypotheses(derivation, at)
+    for model in models:
+        parameter_domains(model)
+
+
+def _places(derivation: Derivation) -> list[tuple[str, Expr]]:
+    at = f"{derivation.file}:{derivation.line}"
+    places = [(f"{at}: claim", side) for side in (derivation.claim.lhs, derivation.claim.rhs)]
+    places += [(f"{at}: where", x) for item in derivation.where.items() for x in item]
+    places += [(f"{at}: distinct", x) for pair in derivation.distinct for x in pair]
+    places += [(f"{step.file}:{step.line}: step {n}", step.expr)
+               for n, step in enumerate(derivation.steps, 1)]
+    return places
+
+
+def _no_look_alikes(place: str, expr: Expr) -> None:
+    """A symbol or vector named like a built-in one must be the built-in one: Symbol('sigma_q')
+    without positivity would print as σ_q and mean something else."""
+    named = set(expr.atoms(Symbol)) | {x.base for x in expr.atoms(Indexed)}
+    for thing in named:
+        name = str(thing.label if isinstance(thing, IndexedBase) else thing)
+        builtin = LIBRARY.get(name)
+        if builtin is None or thing == builtin or isinstance(thing, sp.Dummy):
+            continue
+        if isinstance(builtin, IndexedBase) and isinstance(thing, Symbol) and thing == \
+                builtin.label:
+            continue  # the label of a built-in vector
+        raise BadInput(f"{place}: {name} prints like the built-in {name} but is a different "
+                       f"{type(thing).__name__} (other assumptions or kind): import {name} from "
+                       "sdpa_proofs, or choose another name")
+
+
+def _no_shadowing(place: str, expr: Expr, bound: tuple) -> None:
+    """No sum (or max) binds an index that an enclosing one binds already."""
+    if isinstance(expr, BINDERS):
+        inner = bound_indices(expr)
+        again = [x for x in inner if x in bound]
+        if again or len(set(inner)) < len(inner):
+            name = again[0] if again else inner[0]
+            raise BadInput(f"{place}: the index {name} is bound twice in {show(expr)}: rename "
+                           "the inner index")
+        bound = bound + tuple(inner)
+    for arg in expr.args:
+        _no_shadowing(place, arg, bound)
+
+
+def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None:
+    """``where`` keys are fresh names: a symbol or p[l] pattern that nothing else gives a
+    meaning, never an expression, a built-in or model symbol."""
+    taken = {x for m in models for x in _model_symbols(m)}
+    for key in derivation.where:
+        fresh = type(key) is Symbol or (
+            isinstance(key, Indexed) and type(key.base) is IndexedBase
+            and all(type(i) is Symbol for i in key.indices))
+        name = key.base if isinstance(key, Indexed) else key
+        if not fresh:
+            raise BadInput(f"{at}: where={{{show(key)}: ...}}: an abbreviation must be a fresh "
+                           "name (a Symbol, or p[l] for an indexed one), not an expression")
+        if key not in ABBREVIATIONS and name not in ABBREVIATIONS and (
+                str(name) in LIBRARY or name in taken):
+            raise BadInput(f"{at}: where={{{show(key)}: ...}}: {show(name)} already means "
+                           "something (a built-in or model symbol): abbreviate with a new name")
+
+
+def _model_symbols(model: Model) -> set:
+    found = {model.dimension}
+    for point in model.parameter_points:
+        found |= set(point)
+    found |= set(model.vectors)
+    return found
+
+
+def _hypotheses(derivation: Derivation, at: str) -> None:
+    """``distinct`` pairs name two different free indices of the statement: never an index a
+    sum binds, where "i != j" would drop the diagonal of the sum."""
+    exprs = [derivation.claim.lhs, derivation.claim.rhs] + [s.expr for s in derivation.steps]
+    exprs = [unfold(e, derivation.where) for e in exprs]
+    free = set().union(*(index_symbols(e) for e in exprs))
+    bound = {x for e in exprs for b in e.atoms(*BINDERS) for x in bound_indices(b)}
+    for pair in derivation.distinct:
+        if len(pair) != 2 or not all(type(x) is Symbol and x.is_integer for x in pair):
+            raise BadInput(f"{at}: distinct={sorted(map(str, pair))}: a hypothesis i != j "
+                           "names two different integer index symbols")
+        for index in pair:
+            if index in bound:
+                raise BadInput(f"{at}: distinct names {index}, which a sum in the derivation "
+                               "binds: i != j is a hypothesis about free indices only (use "
+                               "SumOverDistinct for a sum over i != j)")
+            if index not in free:
+                raise BadInput(f"{at}: distinct names {index}, which is not a free index of "
+                               "the statement")
+
+
+def parameter_domains(model: Model) -> None:
+    """Every parameter point respects its symbols' assumptions (a positive scale is > 0, a
+    correlation lies in [-1, 1]) and gives the model real, finite loadings and positive
+    variances."""
+    if not model.parameter_points:
+        raise BadInput(f"model {model.name}: no parameter points to evaluate at")
+    for point in model.parameter_points:
+        for symbol, value in point.items():
+            value = sp.sympify(value)
+            if not value.is_number or not value.is_real or not value.is_finite:
+                raise BadInput(f"model {model.name}: {symbol} = {value} is not a real number")
+            for assumption, holds in (("positive", value > 0), ("nonnegative", value >= 0),
+                                      ("integer", value.is_integer)):
+                if getattr(symbol, f"is_{assumption}") and not bool(holds):
+                    raise BadInput(f"model {model.name}: {symbol} = {value}, but {symbol} is "
+                                   f"{assumption}")
+            if str(symbol) == "rho" and not -1 <= value <= 1:
+                raise BadInput(f"model {model.name}: a correlation rho = {value} outside "
+                               "[-1, 1]")
+        if isinstance(model, LatentLinearModel):
+            _latent_linear_domain(model, point)
+        elif isinstance(model, GaussianMatrixModel):
+            continue
+
+
+def _latent_linear_domain(model: LatentLinearModel, point: dict) -> None:
+    for vector, loads in model.loadings.items():
+        values = [sp.sympify(c).xreplace(point) for c in loads.values()]
+        values.append(sp.sympify(model.means.get(vector, 0)).xreplace(point))
+        for value in values:
+            number = sp.N(value, 30)
+            if not number.is_number or not number.is_real or not number.is_finite:
+                raise BadInput(f"model {model.name}: at {_point(point)} the coordinates of "
+                               f"{vector} load {show(value)}, not a real number")
+        if not any(sp.N(c.xreplace(point)) != 0 for c in map(sp.sympify, loads.values())):
+            raise BadInput(f"model {model.name}: at {_point(point)} the coordinates of {vector} "
+                           "have variance 0")
+
+
+def _point(point: dict) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in point.items())
+
+
+def fits_model(derivation: Derivation, model: Model) -> None:
+    """Bad input that would otherwise surface as an undecided check: a random vector the model
+    has no law for, a coordinate with other than one index, a sum over a vector's coordinates
+    that does not run over 1..dimension."""
+    where = derivation.where
+    places = [(f"{derivation.file}:{derivation.line}: claim", e)
+              for e in (derivation.claim.lhs, derivation.claim.rhs)]
+    places += [(f"{step.file}:{step.line}: step {n}", step.expr)
+               for n, step in enumerate(derivation.steps, 1)]
+    for place, expr in places:
+        expr = unfold(sp.sympify(expr), where)
+        for coordinate in sorted(expr.atoms(Indexed), key=sp.default_sort_key):
+            _coordinate_fits(place, coordinate, model)
+        for total in expr.atoms(sp.Sum, SumOverDistinct):
+            _range_fits(place, total, model)
+
+
+def _coordinate_fits(place: str, coordinate: Indexed, model: Model) -> None:
+    if not is_random_coordinate(coordinate):
+        if coordinate.base not in model.indexed_parameters:
+            raise BadInput(f"{place}: {show(coordinate)} is neither a coordinate of a random "
+                           f"vector nor a parameter of model {model.name}; an abbreviation "
+                           f"needs where={{...}} (for p_i: where=softmax_abbreviations)")
+        return
+    if coordinate.base not in model.vectors:
+        raise BadInput(f"{place}: model {model.name} has no law for the random vector "
+                       f"{coordinate.base} (it knows {', '.join(map(str, model.vectors))})")
+    if len(coordinate.indices) != 1:
+        raise BadInput(f"{place}: {show(coordinate)} has {len(coordinate.indices)} indices; "
+                       "coordinates of a vector take one")
+
+
+def _range_fits(place: str, total: Expr, model: Model) -> None:
+    """A sum over coordinates runs over 1..dimension (or concrete integers)."""
+    if isinstance(total, SumOverDistinct):
+        limits = [(index, sp.S.One, total.upper) for index in total.indices]
+    else:
+        limits = total.limits
+    coordinates = [c for c in total.atoms(Indexed) if is_random_coordinate(c)]
+    for index, lower, upper in limits:
+        over_coordinates = any(index in c.indices for c in coordinates)
+        if over_coordinates and (lower != 1 or upper != model.dimension) \
+                and not (lower.is_Integer and upper.is_Integer):
+            raise BadInput(f"{place}: the sum over {index} runs from {lower} to {upper}, but "
+                           f"under {model.name} coordinates are indexed 1..{model.dimension}")
