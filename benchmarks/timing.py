@@ -31,17 +31,20 @@ def import_time() -> float:
 
 
 def split_times() -> dict[str, float]:
-    from sdpa_proofs.checks import NumericSettings, exact_check, numeric_check, rule_check
+    from sdpa_proofs.exactcheck import exact_check
     from sdpa_proofs.expressions import unfold
+    from sdpa_proofs.isolation import load_paths
+    from sdpa_proofs.models import resolve_models
     from sdpa_proofs.montecarlo import check_claim
-    from sdpa_proofs.rules import resolve
-    from sdpa_proofs.runner import load_paths
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
 
     totals = {"rule check": 0.0, "exact engine": 0.0, "numeric (mpmath)": 0.0, "Monte Carlo": 0.0}
     claims = []
     for derivation in load_paths([str(ROOT / "derivations")]):
         where = derivation.where
-        for model in derivation.model_objects:
+        for model in resolve_models(derivation.models):
             for previous, step in derivation.chain():
                 before, after = unfold(previous, where), unfold(step.expr, where)
                 rules = [r.unfolded(where) for r in resolve(step.by)]

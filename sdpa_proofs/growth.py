@@ -19,7 +19,6 @@ from .models import Model
 from .moments import ExactEvaluator
 from .montecarlo import (
     BATCHES,
-    NOT_APPLICABLE,
     T_95,
     TOLERANCE_SE,
     draw_samples,
@@ -28,6 +27,7 @@ from .montecarlo import (
 )
 from .symbols import dot_product
 from .text import show
+from .verdicts import NOT_APPLICABLE
 
 DIMENSIONS = (16, 64, 256, 1024, 4096)
 STATISTICS = {"Var(S)": Var(dot_product), "E[S²]": E(dot_product**2)}

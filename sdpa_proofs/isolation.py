@@ -32,10 +32,12 @@ from .errors import BadInput, BudgetExceeded
 from .loader import LoadError, discover, run_file
 from .report import DerivationReport, RunReport
 from .runner import VerifySettings, check_sealed, user_rule_verdicts
-from .sealing import seal, unseal
+from .sealing import seal, unseal, user_code_steps
 
 LOAD_BUDGET = 60.0  # seconds to run one derivation file
-SLACK = 30.0  # seconds a worker may take beyond the sum of its checks' budgets
+SLACK = 30.0  # seconds a checker may take beyond the sum of its checks' budgets
+GRACE = 5.0  # seconds a loader may take beyond its loading budget before it is killed
+MAX_EXTENSION = 3600.0  # the most time a loader can ask for
 _FORK = multiprocessing.get_context("fork")
 _LIBRARY_ROOTS = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix,
                                                       os.path.dirname(os.path.dirname(
@@ -44,8 +46,9 @@ _LIBRARY_ROOTS = tuple({os.path.realpath(p) for p in (sys.prefix, sys.base_prefi
 
 @dataclass
 class _Task:
-    """One worker: ``target(*args)`` returns the bytes it sends back; ``done`` gets them (or
-    None and the reason the worker failed) and may return follow-up tasks."""
+    """One worker: ``target(*args, extend)`` returns the bytes it sends back, and may call
+    ``extend(seconds)`` to ask for more time for work it has found to do; ``done`` gets the
+    bytes (or None and the reason the worker failed) and may return follow-up tasks."""
 
     label: str
     target: Callable[..., bytes]
@@ -55,8 +58,12 @@ class _Task:
 
 
 def _child(connection, target: Callable[..., bytes], args: tuple) -> None:
+    def extend(seconds: float) -> None:
+        """Ask for ``seconds`` from now (instead of what was left)."""
+        connection.send_bytes(b"+" + repr(float(seconds)).encode())
+
     try:
-        payload = target(*args)
+        payload = target(*args, extend)
     except BaseException:  # noqa: BLE001 - whatever happens, the parent gets a reason
         payload = b"!" + traceback.format_exc().encode("utf-8", "replace")
     try:
@@ -84,8 +91,17 @@ def run_tasks(tasks: list[_Task], jobs: int | None = None) -> None:
         deadlines = [d for _, _, d in running.values() if d is not None]
         timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
         for receiver in wait(list(running), timeout):
-            task, process, _ = running.pop(receiver)
-            queue.extend(_finish(task, process, receiver))
+            task, process, deadline = running.pop(receiver)
+            try:
+                payload = receiver.recv_bytes()
+            except (EOFError, OSError):
+                payload = None
+            if payload is not None and payload.startswith(b"+"):
+                if deadline is not None:  # from now on, at most MAX_EXTENSION
+                    deadline = time.monotonic() + min(float(payload[1:]), MAX_EXTENSION)
+                running[receiver] = (task, process, deadline)
+                continue
+            queue.extend(_finish(task, process, receiver, payload))
         now = time.monotonic()
         for receiver, (task, process, deadline) in list(running.items()):
             if deadline is not None and now >= deadline:
@@ -96,11 +112,7 @@ def run_tasks(tasks: list[_Task], jobs: int | None = None) -> None:
                 queue.extend(task.done(None, f"did not finish within {task.seconds:g} s"))
 
 
-def _finish(task: _Task, process, receiver) -> list:
-    try:
-        payload = receiver.recv_bytes()
-    except (EOFError, OSError):
-        payload = None
+def _finish(task: _Task, process, receiver, payload: bytes | None) -> list:
     receiver.close()
     process.join()
     if payload is None:
@@ -123,40 +135,46 @@ def _forget_user_modules() -> None:
             del sys.modules[name]
 
 
-def _load(path: str, settings: VerifySettings) -> bytes:
-    """In the loader: run the file, seal its derivations, make its user rules' checks."""
+def _load(path: str, settings: VerifySettings, extend: Callable[[float], None]) -> bytes:
+    """In the loader: run the file, seal its derivations, make its user rules' checks (for
+    which it asks the parent for their budgets' worth of time)."""
     if not settings.debug:  # a file's prints would mix with the report
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
     _forget_user_modules()
-    loaded = _run_budgeted(Path(path))
+    loaded = _run_budgeted(Path(path), settings.debug)
     if isinstance(loaded, LoadError):
         return json.dumps({"error": vars(loaded)}).encode()
     sealed = []
     try:
         for derivation in loaded:
             item = seal(derivation)
+            checks = len(user_code_steps(item)) * len(settings.models or item["models"])
+            if checks and settings.budget:
+                extend(GRACE + 2 * settings.budget * checks)  # each with its lemmas
             item["user_verdicts"] = user_rule_verdicts(derivation, item, settings)
             sealed.append(item)
     except BadInput as error:
-        return json.dumps({"error": {"file": path, "message": str(error)}}).encode()
+        message = str(error)
+        if settings.debug and error.__cause__ is not None:
+            message += "\n" + "".join(traceback.format_exception(error.__cause__))
+        return json.dumps({"error": {"file": path, "message": message}}).encode()
     return json.dumps({"derivations": sealed}).encode()
 
 
-def _run_budgeted(path: Path) -> list | LoadError:
+def _run_budgeted(path: Path, debug: bool) -> list | LoadError:
     try:
         with time_budget(LOAD_BUDGET):
-            return run_file(path)
+            return run_file(path, debug)
     except BudgetExceeded:
         return LoadError(str(path), f"loading did not finish within {LOAD_BUDGET:g} s")
 
 
-def _load_task(path: Path, settings: VerifySettings, then: Callable[[list | LoadError], list],
-               user_checks: int = 64) -> _Task:
-    """The loader's deadline: the file's own budget, and room for the rule checks of up to
-    ``user_checks`` user-rule steps and models."""
-    seconds = LOAD_BUDGET + SLACK + (settings.budget * user_checks if settings.budget else 0)
+def _load_task(path: Path, settings: VerifySettings,
+               then: Callable[[list | LoadError], list]) -> _Task:
+    """A loader, with the file's loading budget and a little grace as its deadline."""
+    seconds = LOAD_BUDGET + GRACE
 
     def done(payload: bytes | None, reason: str) -> list:
         return then(_read_loaded(path, payload, reason))
@@ -169,7 +187,8 @@ def _read_loaded(path: Path, payload: bytes | None, reason: str) -> list | LoadE
     process that ran user code: read as data, checked for shape, never unpickled."""
     if payload is None:
         if reason.startswith("did not finish"):
-            reason = f"loading {reason}"
+            return LoadError(str(path), f"the file's code (loading it, or checking its own "
+                                        f"rules) {reason}")
         return LoadError(str(path), f"while loading, {reason}")
     try:
         data = json.loads(payload)
@@ -188,7 +207,7 @@ def _read_loaded(path: Path, payload: bytes | None, reason: str) -> list | LoadE
 
 # ---- checking ----------------------------------------------------------------------------
 
-def _check(sealed: list[dict], settings: VerifySettings) -> bytes:
+def _check(sealed: list[dict], settings: VerifySettings, extend: Callable) -> bytes:
     """In a checker (a fork of the parent, which never ran user code)."""
     return pickle.dumps([check_sealed(item, settings) for item in sealed])
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .derivation import Derivation
+from .errors import BudgetExceeded
 
 #: folders never searched: environments, caches and version control
 SKIPPED_FOLDERS = {".venv", "venv", "env", ".env", ".tox", ".nox", "site-packages", "__pycache__",
@@ -70,9 +71,10 @@ def calls_derivation(path: Path) -> bool | None:
     return False
 
 
-def run_file(path: Path) -> list[Derivation] | LoadError:
+def run_file(path: Path, debug: bool = False) -> list[Derivation] | LoadError:
     """Run the file as a module and collect its module-level Derivation objects.  This runs the
-    user's code: call it only in a worker process made for this one file."""
+    user's code: call it only in a worker process made for this one file.  With ``debug`` an
+    error keeps its traceback."""
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
@@ -86,11 +88,16 @@ def run_file(path: Path) -> list[Derivation] | LoadError:
     sys.path.insert(0, str(path.parent.resolve()))  # helper modules beside the file
     try:
         exec(code, module.__dict__)
+    except BudgetExceeded:
+        raise  # the loading budget is the caller's to report
     except SystemExit as error:
         return LoadError(_location_in(path, error),
                          f"the file exits while loading (SystemExit({error.code!r}))")
     except BaseException as error:  # noqa: BLE001 - a user's file may raise anything
-        return LoadError(_location_in(path, error), f"{type(error).__name__}: {error}")
+        message = f"{type(error).__name__}: {error}"
+        if debug:
+            message += "\n" + "".join(traceback.format_exception(error))
+        return LoadError(_location_in(path, error), message)
     # derivations imported from other files (to cite them) belong to those files
     found = {id(v): (key, v) for key, v in vars(module).items()
              if isinstance(v, Derivation) and _same_file(v.file, path)}

@@ -6,7 +6,6 @@ gives the standard error, so any combination of E, Var and sd gets an honest int
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -25,24 +24,12 @@ from .expressions import (
     random_coordinates,
 )
 from .models import Model
+from .verdicts import NOT_APPLICABLE, MonteCarloResult
 
 DIMENSIONS = (64, 512, 4096)
 BATCHES = 20
 T_95 = 2.093  # Student t quantile, 19 degrees of freedom
-NOT_APPLICABLE = "n/a"
 TOLERANCE_SE = 4.0  # a claim fails when the estimate is more than this many standard errors off
-
-
-@dataclass
-class MonteCarloResult:
-    d: int
-    samples: int
-    estimate: float
-    ci_low: float
-    ci_high: float
-    expected: float
-    status: str
-    reason: str = ""
 
 
 def samples_for(dim: int, budget: float = 1.6e7) -> int:

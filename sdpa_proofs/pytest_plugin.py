@@ -1,12 +1,14 @@
-"""pytest plugin: derivation files are collected as test items, one per derivation.
+"""pytest plugin: derivation files as test items, one per derivation.  Opt-in, as pytest-mypy is:
 
-    pytest derivations/                   # or any folder of derivation files
-    pytest derivations/ -k variance -n 2  # selection and pytest-xdist work as usual
+    pytest --sdpa derivations/            # check the derivation files among the given paths
+    [tool.pytest.ini_options]
+    sdpa_paths = ["derivations"]          # or always, for the files under these folders
 
-A .py file is a derivation file when it mentions ``Derivation``, is not a test module
-(test_*.py, *_test.py, conftest.py) or a helper (_*.py), and defines Derivation objects when it
-runs.  A file that does not load becomes one failing item naming the file and line, so the other
-derivations still run.
+A derivation file is a .py file that calls ``Derivation(...)`` (decided from its syntax tree,
+without running it) and is not a test module or a helper (_*.py).  Collection runs each file in
+a worker process of its own and each derivation is checked in another, so collecting runs no
+user code in pytest's process.  A file that does not load becomes one failing item naming the
+file and line; the other derivations still run.
 """
 
 from __future__ import annotations
@@ -15,16 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from .derivation import Derivation
-from .loader import LoadError, load_file
-from .numeric import NumericSettings
-from .report import SUCCESS, DerivationReport
-from .runner import VerifySettings, verify_derivation
-from .terminal import failure_details
+from .loader import LoadError, calls_derivation
+
+# The engine (SymPy, mpmath, NumPy) is imported only once a derivation file is collected, so
+# that the plugin costs an unrelated pytest run nothing.
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("sdpa-proofs", "checking derivation files")
+    group.addoption("--sdpa", action="store_true",
+                    help="collect derivation files (.py files calling Derivation(...)) as tests")
     group.addoption("--sdpa-digits", type=int, default=30,
                     help="significant digits the numerical check requires (default 30)")
     group.addoption("--sdpa-model", action="append", default=None, metavar="NAME",
@@ -35,6 +37,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="time budget of each symbolic and numerical check")
     group.addoption("--sdpa-allow-undecided", action="store_true",
                     help="let steps that stay undecided pass")
+    group.addoption("--sdpa-strict", action="store_true",
+                    help="fail derivations verified only assuming user rules or lemmas")
+    parser.addini("sdpa_paths", type="paths", default=[],
+                  help="folders whose derivation files are always collected")
 
 
 def is_derivation_file(path: Path) -> bool:
@@ -42,34 +48,44 @@ def is_derivation_file(path: Path) -> bool:
     if path.suffix != ".py" or name.startswith(("_", "test_")) or name.endswith("_test.py") \
             or name == "conftest.py":
         return False
-    try:
-        return "Derivation" in path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return False
+    return calls_derivation(path) is not False
+
+
+def _enabled_for(config: pytest.Config, path: Path) -> bool:
+    if config.getoption("sdpa"):
+        return True
+    return any(path.resolve().is_relative_to(Path(folder).resolve())
+               for folder in config.getini("sdpa_paths"))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    if is_derivation_file(file_path):
+    if is_derivation_file(file_path) and _enabled_for(parent.config, file_path):
         return DerivationFile.from_parent(parent, path=file_path)
     return None
 
 
 class DerivationFile(pytest.File):
     def collect(self):
-        loaded = load_file(self.path)
+        from .isolation import load_sealed
+
+        loaded = load_sealed(self.path, settings_from(self.config))
         if isinstance(loaded, LoadError) and loaded.empty:
             return  # it mentions Derivation but defines none: a helper, not a derivation file
         if isinstance(loaded, LoadError):
             yield BrokenFile.from_parent(self, name=self.path.stem, error=loaded)
             return
-        for derivation in loaded:
-            yield DerivationItem.from_parent(self, name=derivation.name, derivation=derivation)
+        for sealed in loaded:
+            yield DerivationItem.from_parent(self, name=sealed["name"], sealed=sealed)
 
 
-def settings_from(config: pytest.Config) -> VerifySettings:
+def settings_from(config: pytest.Config):
+    from .numeric import NumericSettings
+    from .runner import VerifySettings
+
     settings = VerifySettings(numeric=NumericSettings(digits=config.getoption("sdpa_digits")),
                               models=config.getoption("sdpa_model"),
-                              monte_carlo=not config.getoption("sdpa_no_monte_carlo"))
+                              monte_carlo=not config.getoption("sdpa_no_monte_carlo"),
+                              strict=config.getoption("sdpa_strict"))
     budget = config.getoption("sdpa_budget")
     if budget is not None:
         settings.budget = budget
@@ -78,19 +94,24 @@ def settings_from(config: pytest.Config) -> VerifySettings:
 
 
 class DerivationFailure(Exception):
-    def __init__(self, report: DerivationReport):
+    def __init__(self, report):
         super().__init__(report.name)
         self.report = report
 
 
 class DerivationItem(pytest.Item):
-    def __init__(self, *, derivation: Derivation, **kwargs):
+    def __init__(self, *, sealed: dict, **kwargs):
         super().__init__(**kwargs)
-        self.derivation = derivation
+        self.sealed = sealed
 
     def runtest(self) -> None:
+        from .isolation import check_in_worker
+        from .report import ASSUMING, SUCCESS, UNDECIDED
+
         settings = settings_from(self.config)
-        report = verify_derivation(self.derivation, settings)
+        (report,) = check_in_worker(self.path, [self.sealed], settings)
+        for assumption in report.assumptions:
+            self.user_properties.append(("assumption", assumption))
         for model in report.models:  # every step, for JUnit properties and -rA summaries
             for step in model.steps:
                 self.user_properties.append(
@@ -98,20 +119,23 @@ class DerivationItem(pytest.Item):
                      f"symbolic {step.symbolic.status}, numeric {step.numeric_check.status}"
                      + (f", {step.numeric_check.digits:.0f} digits"
                         if step.numeric_check.digits is not None else "")))
-        accepted = SUCCESS + (("undecided",) if settings.allow_undecided else ())
+        accepted = SUCCESS + ((UNDECIDED,) if settings.allow_undecided else ()) + \
+            (() if settings.strict else (ASSUMING,))
         if report.status not in accepted:
             raise DerivationFailure(report)
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, DerivationFailure):
+            from .terminal import failure_details
+
             report = excinfo.value.report
-            lines = [f"{report.name}: {report.claim}: {report.status}"]
+            lines = [f"{report.name}: {report.statement}: {report.status}"]
             lines += [str(line) for line in failure_details(report)]
             return "\n".join(lines)
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, self.derivation.line - 1, f"derivation {self.name}"
+        return self.path, int(self.sealed.get("line", 1)) - 1, f"derivation {self.name}"
 
 
 class BrokenFile(pytest.Item):

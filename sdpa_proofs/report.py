@@ -9,8 +9,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .montecarlo import MonteCarloResult
-from .verdicts import FAIL, PASS, UNDECIDED, Verdict, combine
+from .verdicts import FAIL, PASS, UNDECIDED, MonteCarloResult, Verdict, combine
 
 VERIFIED, FAILED, ERROR = "verified", "failed", "error"
 REFUTED = "refuted"  # an expected refutation: the derivation fails exactly where it is meant to

@@ -8,7 +8,7 @@ the model is not made, and the failure names the precondition.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import sympy as sp
 from sympy import Add, Derivative, Dummy, Eq, Expr, KroneckerDelta, Mul, Pow, Sum
@@ -46,11 +46,18 @@ class Context:
     strict: bool = True
     violations: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)  # lemmas and citations a rewrite used
+    ranges: dict = field(default_factory=dict)  # index bound around here -> (lower, upper)
 
     def inside(self, node: Expr) -> Context:
+        """The context of ``node``'s arguments: the indices it binds, with their ranges (and,
+        for a sum over i != j, that pair known distinct)."""
         if isinstance(node, SumOverDistinct):
-            pairs = self.distinct | {frozenset(node.indices)}
-            return Context(self.model, pairs, self.strict, self.violations, self.assumed)
+            i, j = node.indices
+            return replace(self, distinct=self.distinct | {frozenset(node.indices)},
+                           ranges={**self.ranges, i: (1, node.upper), j: (1, node.upper)})
+        if isinstance(node, (Sum, MaxOver)):
+            return replace(self, ranges={**self.ranges,
+                                         **{v: (lo, hi) for v, lo, hi in node.limits}})
         return self
 
     def precondition(self, holds: bool, reason: str) -> bool:
@@ -463,10 +470,23 @@ class Sift(Rule):
         for factor in Mul.make_args(node.function):
             if isinstance(factor, KroneckerDelta) and index in factor.args:
                 other = factor.args[0] if factor.args[1] == index else factor.args[1]
-                # indices range over 1..dimension, so other lies in the summation range
-                if lower == 1 and upper == ctx.model.dimension and other != index:
+                if lower == 1 and upper == ctx.model.dimension and other != index \
+                        and _names_a_coordinate(other, ctx):
                     return (node.function / factor).xreplace({index: other})
         return None
+
+
+def _names_a_coordinate(index: Expr, ctx: Context) -> bool:
+    """An index known to lie in 1..dimension: a free index symbol (the convention of
+    derivations), one bound to a range inside 1..dimension, or an integer between 1 and the
+    dimension; not j + 1, 0 or n + 1."""
+    dimension = ctx.model.dimension
+    if index in ctx.ranges:
+        lower, upper = ctx.ranges[index]
+        return bool((lower - 1).is_nonnegative and (upper - dimension).is_nonpositive)
+    if index.is_Symbol:
+        return bool(index.is_integer and index.is_positive)
+    return bool(index.is_Integer and index >= 1 and (index - dimension).is_nonpositive)
 
 
 class MaxMonotone(Rule):

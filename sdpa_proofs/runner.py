@@ -24,7 +24,7 @@ from .errors import BadInput
 from .exactcheck import exact_check
 from .expressions import unfold
 from .models import MODELS, Model, get_model, resolve_models
-from .montecarlo import DIMENSIONS, MonteCarloResult, check_claim
+from .montecarlo import DIMENSIONS, check_claim
 from .numeric import NumericSettings, numeric_check
 from .registry import resolve
 from .relations import CLAIMS, SYMBOLS, implies
@@ -34,7 +34,7 @@ from .rules import Lemma
 from .sealing import UserRule, seal, unseal, user_code_steps
 from .text import show
 from .validation import fits_model, validate
-from .verdicts import FAIL, PASS, UNDECIDED, Verdict
+from .verdicts import FAIL, PASS, UNDECIDED, MonteCarloResult, Verdict
 
 Progress = Callable[[str], None]
 
@@ -219,8 +219,8 @@ def _check_under(derivation: Derivation, rules: list, model: Model, settings: Ve
         before, after = unfold(previous, where), unfold(step.expr, where)
         distinct = derivation.distinct
         try:
-            if str(n) in user_verdicts:
-                rule = _user_verdict(user_verdicts[str(n)], model, step_rules)
+            if any(isinstance(r, UserRule) for r in _all_rules(step_rules)):
+                rule = _user_verdict(user_verdicts.get(str(n), {}), model, step_rules)
             else:
                 rule = budgeted(rule_check, before, after, step_rules, model, distinct,
                                 step.rel)
@@ -240,8 +240,9 @@ def _check_under(derivation: Derivation, rules: list, model: Model, settings: Ve
 
 
 def _user_verdict(verdicts: dict, model: Model, rules: list) -> Verdict:
-    """The rule check of a step with a user's rule, made beside the user's file; a model it was
-    not made under leaves it undecided."""
+    """The rule check of a step with a user's rule, made beside the user's file (so only as
+    trustworthy as that code, which the verdict says it rests on); a model it was not made under
+    leaves it undecided."""
     data = verdicts.get(model.name)
     if data is None:
         return Verdict(UNDECIDED, f"the user's rule was not checked under {model.name}")

@@ -6,7 +6,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .montecarlo import NOT_APPLICABLE
 from .report import (
     ASSUMING,
     ERROR,
@@ -17,7 +16,7 @@ from .report import (
     DerivationReport,
     RunReport,
 )
-from .verdicts import FAIL, PASS, UNDECIDED
+from .verdicts import FAIL, NOT_APPLICABLE, PASS, UNDECIDED
 
 STYLE = {VERIFIED: "bold green", REFUTED: "bold cyan", ASSUMING: "bold yellow",
          FAILED: "bold red", UNDECIDED: "bold yellow", ERROR: "bold red", INTERNAL: "bold red",

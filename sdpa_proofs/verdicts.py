@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+NOT_APPLICABLE = "n/a"  # Monte Carlo of a claim it cannot sample
 
 
 @dataclass
@@ -34,3 +35,18 @@ def combine(*verdicts: Verdict) -> Verdict:
                                     default=None),
                    conclusive=all(v.conclusive for v in verdicts),
                    assumes=tuple(dict.fromkeys(a for v in verdicts for a in v.assumes)))
+
+
+@dataclass
+class MonteCarloResult:
+    """The claim sampled at dimension ``d``: the left side's estimate with its 95% interval,
+    the right side's, and whether they agree."""
+
+    d: int
+    samples: int
+    estimate: float
+    ci_low: float
+    ci_high: float
+    expected: float
+    status: str
+    reason: str = ""

@@ -25,10 +25,13 @@ from sdpa_proofs import (
     z,
 )
 from sdpa_proofs.bounds import AtMostMax, SumAtLeastMax, WithinRange, moves
-from sdpa_proofs.checks import NumericSettings, concretise, rule_check
-from sdpa_proofs.derivation import compose, implies
+from sdpa_proofs.concrete import concretise
 from sdpa_proofs.intervals import Ranges, enclosure
-from sdpa_proofs.rules import Context, resolve
+from sdpa_proofs.numeric import NumericSettings
+from sdpa_proofs.registry import resolve
+from sdpa_proofs.relations import compose, implies
+from sdpa_proofs.rulecheck import rule_check
+from sdpa_proofs.rules import Context
 
 P = Symbol("p_max")
 TRACE = Sum(Derivative(softmax_p(i), z[i]), (i, 1, n))
@@ -226,7 +229,7 @@ def test_every_bound_move_moves_the_way_it_says(expr, dim, seed):
 def test_numeric_check_tells_ties_from_violations():
     """A bound that is tight at a tie (n = 1: tr J = 0 = 1 - max p) passes as <=, and a
     violation far above the working precision fails."""
-    from sdpa_proofs.checks import numeric_check
+    from sdpa_proofs.numeric import numeric_check
 
     before, after = 1 - Sum(softmax_p(i) ** 2, (i, 1, n)), 1 - p_max
     settings_ = NumericSettings()
@@ -284,7 +287,7 @@ def test_a_reversed_sum_is_not_taken_for_a_sum_of_its_terms():
 def _loaded(name: str):
     from pathlib import Path
 
-    from sdpa_proofs.loader import load_file
+    from sdpa_proofs.isolation import load_file
 
     (derivation,) = load_file(Path(__file__).resolve().parent.parent / "derivations" / name)
     return derivation
@@ -314,7 +317,7 @@ def test_a_citation_of_a_broken_derivation_is_refused_with_its_failing_step():
 
 def test_a_cited_equation_rewrites_only_where_it_holds():
     from sdpa_proofs import E, cite, dot_product
-    from sdpa_proofs.rules import resolve as names
+    from sdpa_proofs.registry import resolve as names
 
     mean_zero = cite(_loaded("mean_zero.py"))
     for model, holds in (("independent-normal", True), ("correlated-normal", False)):

@@ -10,8 +10,8 @@ import pytest
 from sources import GOOD, WRONG_STEP, write
 
 from sdpa_proofs.cli import main
+from sdpa_proofs.isolation import load_paths
 from sdpa_proofs.mutation import run_mutation
-from sdpa_proofs.runner import load_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 WRONG = WRONG_STEP.replace('too_big = ', 'wrong = ')
@@ -48,7 +48,7 @@ def test_pytest_collects_derivation_files_and_shows_counterexamples(tmp_path):
     write(tmp_path, "broken.py", "from sdpa_proofs import Derivation\ndef broken(:\n")
     write(tmp_path, "helper.py", "x = 1\n")  # no Derivation( in it: not collected
     junit = tmp_path / "junit.xml"
-    completed = pytest_run(str(tmp_path), "--sdpa-no-monte-carlo", f"--junitxml={junit}",
+    completed = pytest_run(str(tmp_path), "--sdpa", "--sdpa-no-monte-carlo", f"--junitxml={junit}",
                            "-o", "junit_family=xunit1", cwd=tmp_path)
     output = completed.stdout
     assert completed.returncode == 1, output
@@ -63,7 +63,8 @@ def test_pytest_collects_derivation_files_and_shows_counterexamples(tmp_path):
 
 
 def test_pytest_runs_the_bundled_catalogue_with_selection_and_xdist():
-    completed = pytest_run("derivations/", "--sdpa-no-monte-carlo", "-k", "variance", "-n", "2",
+    completed = pytest_run("derivations/", "--sdpa", "--sdpa-no-monte-carlo", "-k", "variance",
+                           "-n", "2",
                            "-q", cwd=ROOT)
     assert completed.returncode == 0, completed.stdout[-3000:]
     assert "passed" in completed.stdout and "failed" not in completed.stdout
@@ -72,7 +73,7 @@ def test_pytest_runs_the_bundled_catalogue_with_selection_and_xdist():
 def test_junit_report_from_verify(tmp_path, capsys):
     write(tmp_path, "good.py", GOOD)
     write(tmp_path, "wrong.py", WRONG)
-    write(tmp_path, "broken.py", "import no_such_module_x\n")
+    write(tmp_path, "broken.py", "import no_such_module_x\n" + GOOD)
     junit, report = tmp_path / "out.xml", tmp_path / "out.json"
     code = main(["verify", str(tmp_path), "--no-monte-carlo", "--junit", str(junit),
                  "--json", str(report)])
@@ -146,8 +147,9 @@ def test_debug_shows_the_traceback(tmp_path):
     write(tmp_path, "bad.py", source)
     completed = subprocess.run([sys.executable, "-m", "sdpa_proofs", "verify", str(tmp_path),
                                 "--no-monte-carlo", "--debug"], capture_output=True, text=True)
-    assert completed.returncode != 0 and "Traceback" in completed.stderr
-    assert "ZeroDivisionError" in completed.stderr
+    output = completed.stdout + completed.stderr
+    assert completed.returncode != 0 and "Traceback" in output
+    assert "ZeroDivisionError" in output
 
 
 def test_mutation_testing_kills_every_non_equivalent_mutant():
@@ -181,10 +183,10 @@ def test_mutation_testing_of_the_softmax_bounds():
 
 
 def test_a_file_that_never_finishes_loading_is_bad_input(tmp_path, monkeypatch, capsys):
-    import sdpa_proofs.loader as loader
+    import sdpa_proofs.isolation as isolation
 
-    monkeypatch.setattr(loader, "LOAD_BUDGET", 1.0)
-    write(tmp_path, "forever.py", "from sdpa_proofs import Derivation\nwhile True:\n    pass\n")
+    monkeypatch.setattr(isolation, "LOAD_BUDGET", 1.0)
+    write(tmp_path, "forever.py", "while True:\n    pass\n" + GOOD)
     write(tmp_path, "good.py", GOOD)
     assert main(["verify", str(tmp_path), "--no-monte-carlo"]) == 2
     output = capsys.readouterr()

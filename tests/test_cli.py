@@ -99,8 +99,9 @@ BAD_INPUTS = {
                          "NameError: name 'undefined_name' is not defined"),
     "not an equation": (GOOD.replace("claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0)",
                                      "claim=E(q[1])"), "the claim must be a relation Eq(lhs, rhs)"),
-    "import error": ("import no_such_module_here\n", "ModuleNotFoundError"),
-    "no derivation": ("x = 1\n", "defines no Derivation"),
+    "import error": ("import no_such_module_here\n" + GOOD, "ModuleNotFoundError"),
+    "derivations kept in a list": (GOOD.replace("mean = Derivation(", "kept = [Derivation(")
+                                   .rstrip() + "]\n", "exposes none at module level"),
 }
 
 
@@ -120,6 +121,18 @@ def test_bad_input_is_named_and_exits_2_while_others_still_run(kind, tmp_path, c
     statuses = {Path(d["file"]).name: d["status"] for d in report["derivations"]}
     assert statuses["good.py"] == "verified"
     assert report["summary"]["errors"] == 1
+
+
+def test_a_folder_runs_only_files_that_build_derivations(tmp_path, capsys):
+    """Discovery reads syntax trees: a script in the folder is never run, a virtualenv is never
+    searched, and a folder with no derivation file is bad input, not "0 of 0 verified"."""
+    marker = tmp_path / "ran"
+    write(tmp_path, "script.py", f"open({str(marker)!r}, 'w').write('ran')\n")
+    (tmp_path / ".venv").mkdir()
+    write(tmp_path / ".venv", "lib.py", GOOD + f"open({str(marker)!r}, 'w').write('ran')\n")
+    code, output = run("verify", str(tmp_path), "--no-monte-carlo", capsys=capsys)
+    assert code == 2 and "no derivation files" in output
+    assert not marker.exists()
 
 
 def test_unreadable_path_and_bad_flags(tmp_path, capsys):

@@ -32,13 +32,13 @@ from sdpa_proofs import (
     sigma_q,
     verify_derivation,
 )
-from sdpa_proofs.checks import rule_check
 from sdpa_proofs.growth import growth
-from sdpa_proofs.loader import load_file
+from sdpa_proofs.isolation import load_file
 from sdpa_proofs.moments import ExactEvaluator
+from sdpa_proofs.registry import resolve
 from sdpa_proofs.report import REFUTED
-from sdpa_proofs.rules import resolve
-from sdpa_proofs.runner import VerifySettings
+from sdpa_proofs.rulecheck import rule_check
+from sdpa_proofs.runner import VerifySettings, establish_lemmas
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = VerifySettings(monte_carlo=False)
@@ -133,6 +133,8 @@ def test_lemmas_of_one_model_do_not_leak_into_another():
     mean = lemma(Eq(E(S), d * rho * sigma_q * sigma_k))
     before, after = E(dot_product)**2, (d * rho * sigma_q * sigma_k)**2
     rules = [r.unfolded({S: dot_product}) for r in resolve(mean)]
+    for name in ("correlated-normal", "shared-factor"):
+        establish_lemmas(rules, get_model(name), VerifySettings())
     assert rule_check(before, after, rules, get_model("correlated-normal")).status == "pass"
     assert rule_check(before, after, rules, get_model("shared-factor")).status == "fail"
 

@@ -25,9 +25,10 @@ from sdpa_proofs import (
     sigma_k,
     sigma_q,
 )
-from sdpa_proofs.checks import NumericSettings, exact_check, matching_digits, numeric_check
+from sdpa_proofs.exactcheck import exact_check
 from sdpa_proofs.indexing import coincidence_patterns
 from sdpa_proofs.models import INDEPENDENT
+from sdpa_proofs.numeric import NumericSettings, matching_digits, numeric_check
 
 S = Sum(q[i] * k[i], (i, 1, d))
 NORMAL_MOMENTS = {0: 1, 2: 1, 4: 3, 6: 15, 8: 105}  # E[Z^n], standard normal

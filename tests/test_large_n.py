@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from sympy import Abs, Sum, exp, sqrt
 
 from sdpa_proofs import E, VerifySettings, get_model, i, n, s, verify_derivation, z
-from sdpa_proofs.checks import NumericSettings, numeric_check
-from sdpa_proofs.loader import load_file
+from sdpa_proofs.isolation import load_file
 from sdpa_proofs.moments import ExactEvaluator
+from sdpa_proofs.numeric import NumericSettings, numeric_check
 
 SOFTMAX = Path(__file__).resolve().parent.parent / "derivations" / "softmax"
 LOGITS = get_model("gaussian-logits")

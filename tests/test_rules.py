@@ -27,15 +27,19 @@ from sdpa_proofs import (
     z,
 )
 from sdpa_proofs import s as s_logit
-from sdpa_proofs.checks import rule_check
 from sdpa_proofs.models import alpha, beta, get_model, mu_k, mu_q, rho
-from sdpa_proofs.rules import RULES, UnknownRule, resolve
+from sdpa_proofs.registry import RULES, UnknownRule, resolve
+from sdpa_proofs.rulecheck import rule_check
+from sdpa_proofs.runner import VerifySettings, establish_lemmas
 
 DEFINITIONS = {S: dot_product}
 
 
 def check(before, after, by, model, distinct=frozenset()):
+    """The rule check of one step, its lemmas first established under the model, as the runner
+    does."""
     rules = [r.unfolded(DEFINITIONS) for r in resolve(by)]
+    establish_lemmas(rules, model, VerifySettings())
     return rule_check(sympify(before).xreplace(DEFINITIONS), sympify(after).xreplace(DEFINITIONS),
                       rules, model, distinct)
 
@@ -211,7 +215,9 @@ def test_independence_never_splits_a_variable_from_itself(normal):
 
 def test_lemma_rewrites_and_checks_its_premise(normal):
     mean_zero = lemma(Eq(E(S), 0))
-    assert check(E((S - E(S))**2), E(S**2), mean_zero, normal).status == "pass"
+    verdict = check(E((S - E(S))**2), E(S**2), mean_zero, normal)
+    assert verdict.status == "pass"
+    assert any("lemma" in a for a in verdict.assumes)  # the pass rests on the lemma, and says so
     wrong = lemma(Eq(E(S), sigma_q))
     verdict = check(E((S - E(S))**2), E((S - sigma_q)**2), wrong, normal)
     assert verdict.status == "fail"
@@ -241,6 +247,14 @@ def test_counting_respects_limits_that_depend_on_other_indices(normal):
     triangle = Sum(sigma_q, (j, 1, i), (i, 1, d))  # sum_{i=1}^{d} sum_{j=1}^{i} sigma_q
     assert check(triangle, Sum(i * sigma_q, (i, 1, d)), "count_terms", normal).status == "pass"
     assert check(triangle, d * Sum(sigma_q, (j, 1, i)), "count_terms", normal).status == "fail"
+
+
+def test_a_lemma_nobody_established_rewrites_nothing(normal):
+    """The rule check never proves a lemma itself: unestablished, it is not used."""
+    rules = [lemma(Eq(E(S), 0)).unfolded(DEFINITIONS)]
+    verdict = rule_check(E((S - E(S))**2).xreplace(DEFINITIONS), E(S**2).xreplace(DEFINITIONS),
+                         rules, normal)
+    assert verdict.status == "fail" and "was not established" in verdict.reason
 
 
 def test_a_lemma_about_generic_indices_must_hold_when_they_coincide(normal):

@@ -146,9 +146,10 @@ from pathlib import Path  # noqa: E402
 from sympy import Derivative, Eq, KroneckerDelta, Sum, exp  # noqa: E402
 
 from sdpa_proofs import Derivation, Step, i, j, m, n, softmax_p, verify_derivation, z  # noqa: E402
-from sdpa_proofs.checks import NumericSettings, numeric_check, rule_check  # noqa: E402
-from sdpa_proofs.loader import load_file  # noqa: E402
-from sdpa_proofs.rules import resolve  # noqa: E402
+from sdpa_proofs.isolation import load_file  # noqa: E402
+from sdpa_proofs.numeric import NumericSettings, numeric_check  # noqa: E402
+from sdpa_proofs.registry import resolve  # noqa: E402
+from sdpa_proofs.rulecheck import rule_check  # noqa: E402
 from sdpa_proofs.runner import VerifySettings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,7 +23,7 @@ from sdpa_proofs import (
     sigma_q,
     verify_derivation,
 )
-from sdpa_proofs.loader import load_file
+from sdpa_proofs.isolation import load_file
 from sdpa_proofs.runner import VerifySettings
 
 FAST = VerifySettings(monte_carlo=False)

@@ -1,0 +1,376 @@
+"""The soundness corpus: every way found to turn a false claim green, as a test that asserts it
+no longer does.  Each ends failed, bad input, undecided or "verified, assuming" with the
+assumption named, never plain "verified"; and the files around it still get their verdicts."""
+
+import json
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+from sources import GOOD, WRONG_STEP, write
+
+from sdpa_proofs.cli import main
+from sdpa_proofs.errors import BudgetExceeded
+
+ROOT = Path(__file__).resolve().parent.parent
+HEADER = "from sympy import *\nfrom sdpa_proofs import *\n"
+
+
+def verify(tmp_path, *args, capsys, files=None):
+    """Run ``sdpa-proofs verify`` on the folder (or the files); (exit code, output, JSON)."""
+    report = tmp_path / "report.json"
+    targets = [str(f) for f in files] if files else [str(tmp_path)]
+    code = main(["verify", *targets, "--no-monte-carlo", "--json", str(report), *args])
+    captured = capsys.readouterr()
+    data = json.loads(report.read_text()) if report.exists() else None
+    return code, captured.out + captured.err, data
+
+
+def statuses(data) -> dict:
+    return {d["name"]: d["status"] for d in data["derivations"]}
+
+
+# ---- 1. distinct= names the indices of a sum -----------------------------------------------
+
+DISTINCT_BOUND = HEADER + '''
+double = Sum(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d)), (i, 1, d))
+bound = Derivation(
+    claim=Le(Var(S), 4 * sigma_q**2 * sigma_k**2), where={S: dot_product},
+    distinct=[(i, j)], models=["independent-normal"],
+    steps=[Step(E(S**2) - E(S)**2, "second_moment"),
+           Step(E(double) - E(S)**2, "expand_square"),
+           Step(4 * sigma_q**2 * sigma_k**2,
+                ["linearity", "independence", "zero_mean", "count_terms"], rel="<=")])
+'''
+
+
+def test_distinct_on_the_indices_of_a_sum_is_bad_input(tmp_path, capsys):
+    write(tmp_path, "bound.py", DISTINCT_BOUND)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 2
+    assert "distinct names" in output and "which a sum in the derivation binds" in output
+    assert statuses(data) != {"bound": "verified"}
+
+
+# ---- 2. where= keys that rewrite the claim -------------------------------------------------
+
+WHERE = HEADER + '''
+rewritten = Derivation(
+    claim=Eq(Var(S / d), sigma_q**2 * sigma_k**2 / d), where={S: dot_product, KEY: VALUE},
+    models=["independent-normal"],
+    steps=[Step(Var(S) / d, "variance_scaling"),
+           Step(sigma_q**2 * sigma_k**2 / d, "algebra")])
+'''
+
+
+@pytest.mark.parametrize("key, value", [("d**2", "d"), ("Var(S)", "E(S**2)"),
+                                        ("S / d", "S / sqrt(d)"), ("q[i]", "k[i]"),
+                                        ("sigma_q", "1")])
+def test_abbreviations_must_be_fresh_names(key, value, tmp_path, capsys):
+    write(tmp_path, "rewritten.py", WHERE.replace("KEY", key).replace("VALUE", value))
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "where={" in output
+    assert "fresh name" in output or "already means something" in output
+
+
+def test_the_claim_shown_is_the_claim_checked(tmp_path, capsys):
+    write(tmp_path, "good.py", GOOD.replace("claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0)",
+                                            "claim=Eq(E(T), 0), where={T: Sum(q[i] * k[i], "
+                                            "(i, 1, d))}").replace(
+        "from sdpa_proofs import", "from sympy import Symbol\nT = Symbol('T')\n"
+                                   "from sdpa_proofs import"))
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 0
+    (entry,) = data["derivations"]
+    assert entry["where"] == ["T = Σ_{i=1..d} q_i·k_i"]
+    assert "T = Σ_{i=1..d} q_i·k_i" in output.replace("\n", "")
+
+
+# ---- 3. no model ---------------------------------------------------------------------------
+
+def test_a_derivation_with_no_model_is_bad_input(tmp_path, capsys):
+    write(tmp_path, "none.py", GOOD.replace('models=["independent-normal"]', "models=[]"))
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "no model" in output
+
+
+# ---- 4. user code under built-in names -------------------------------------------------------
+
+LOOK_ALIKE_MODEL = HEADER + '''
+from sdpa_proofs.models import independent, NORMAL
+import dataclasses
+
+builtin = independent(NORMAL)
+fake = dataclasses.replace(builtin, loadings={q: {"u": 2 * sigma_q}, k: {"w": sigma_k}})
+claim_of_fake = Derivation(
+    claim=Eq(Var(q[1]), 4 * sigma_q**2), models=[fake],
+    steps=[Step(4 * sigma_q**2, "model_variance")])
+'''
+
+SUBCLASSED_MODEL = HEADER + '''
+class Lenient(LatentLinearModel):
+    def variance(self, coordinate):
+        return 4 * sigma_q**2
+
+from sdpa_proofs.models import independent, NORMAL
+import dataclasses
+base = independent(NORMAL)
+fake = Lenient(**{f.name: getattr(base, f.name) for f in dataclasses.fields(base)})
+claim_of_fake = Derivation(
+    claim=Eq(Var(q[1]), 4 * sigma_q**2), models=[fake],
+    steps=[Step(4 * sigma_q**2, "model_variance")])
+'''
+
+
+@pytest.mark.parametrize("source, message", [
+    (LOOK_ALIKE_MODEL, "is not the built-in model of that name"),
+    (SUBCLASSED_MODEL, "code of one's own is not accepted as a model")])
+def test_a_model_cannot_pass_for_a_built_in_one(source, message, tmp_path, capsys):
+    write(tmp_path, "fake.py", source)
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and message in output
+
+
+LYING_BOUND = HEADER + '''
+class Liar(BoundRule):
+    """Claims max_l p_l <= 2 sum_i p_i^2, which fails when one p is moderately large."""
+    name = "range"
+    fact = "interval arithmetic"
+
+    def bounds(self, node, ranges, maxima):
+        if isinstance(node, MaxOver):
+            yield 2 * Sum(softmax_p(i)**2, (i, 1, n)), "upper"
+
+
+liar = Derivation(
+    claim=Le(P, 2 * Sum(p[i]**2, (i, 1, n))), where=softmax_abbreviations,
+    models=["gaussian-logits"],
+    steps=[Step(2 * Sum(p[i]**2, (i, 1, n)), Liar(), "by range", rel="<=")])
+'''
+
+
+def test_a_user_rule_named_like_a_built_in_is_an_assumption(tmp_path, capsys):
+    write(tmp_path, "liar.py", LYING_BOUND)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    (entry,) = data["derivations"]
+    assert entry["status"] in ("verified_assuming", "failed")
+    assert any("user rule range" in a and "Liar" in a for a in entry["assumptions"])
+    assert "user rule range" in output
+    strict, _, _ = verify(tmp_path, "--strict", capsys=capsys)
+    assert strict == 1
+
+
+def test_a_strict_run_passes_a_catalogue_without_assumptions(tmp_path, capsys):
+    write(tmp_path, "good.py", GOOD)
+    code, _, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code == 0 and statuses(data) == {"good": "verified"}
+
+
+# ---- 5. files share nothing ----------------------------------------------------------------
+
+PATCHER = HEADER + '''
+import sdpa_proofs.runner as runner, sdpa_proofs.rulecheck as rulecheck
+import sdpa_proofs.exactcheck as exactcheck, sdpa_proofs.numeric as numeric
+import sdpa_proofs.report as report
+from sdpa_proofs.verdicts import Verdict
+
+def ok(*args, **kwargs):
+    return Verdict("pass")
+
+for module in (runner, rulecheck, exactcheck, numeric):
+    for name in ("rule_check", "exact_check", "numeric_check"):
+        if hasattr(module, name):
+            setattr(module, name, ok)
+report.DerivationReport.status = property(lambda self: "verified")
+'''
+OWN_FALSE_CLAIM = '''
+false_claim = Derivation(
+    claim=Eq(Var(Sum(q[i] * k[i], (i, 1, d))), 2 * d * sigma_q**2 * sigma_k**2),
+    models=["independent-normal"],
+    steps=[Step(2 * d * sigma_q**2 * sigma_k**2, "algebra")])
+'''
+
+
+def test_a_file_that_patches_the_checker_changes_no_verdict(tmp_path, capsys):
+    write(tmp_path, "a_patcher.py", PATCHER + OWN_FALSE_CLAIM)
+    write(tmp_path, "b_wrong.py", WRONG_STEP)
+    for jobs in ("1", "2"):
+        code, _, data = verify(tmp_path, "-j", jobs, capsys=capsys)
+        assert statuses(data) == {"a_patcher": "failed", "b_wrong": "failed"}
+        assert code == 1
+
+
+def test_helper_modules_resolve_beside_each_file(tmp_path, capsys, monkeypatch):
+    for folder, scale in (("a", 2), ("b", 3)):
+        (tmp_path / folder).mkdir()
+        write(tmp_path / folder, "_shared.py", f"SCALE = {scale}\n")
+        write(tmp_path / folder, f"scaled_{folder}.py", HEADER + f'''
+from _shared import SCALE
+scaled_{folder} = Derivation(
+    claim=Eq(Var(SCALE * q[1]), {scale**2} * sigma_q**2), models=["independent-normal"],
+    steps=[Step(SCALE**2 * Var(q[1]), "variance_scaling"),
+           Step({scale**2} * sigma_q**2, "model_variance")])
+''')
+    stale = types.ModuleType("_shared")  # a module of that name already in the parent
+    stale.__file__, stale.SCALE = str(tmp_path / "elsewhere" / "_shared.py"), 5
+    monkeypatch.setitem(sys.modules, "_shared", stale)
+    for order in (("a", "b"), ("b", "a")):
+        code, _, data = verify(tmp_path, "-j", "1", capsys=capsys,
+                               files=[tmp_path / f for f in order])
+        assert code == 0 and set(statuses(data).values()) == {"verified"}
+
+
+@pytest.mark.parametrize("ending, message", [
+    ("import sys\nsys.exit(0)\n", "exits while loading (SystemExit(0))"),
+    ("raise SystemExit('bye')\n", "exits while loading (SystemExit('bye'))"),
+    ("raise KeyboardInterrupt\n", "KeyboardInterrupt"),
+    ("import os\nos._exit(0)\n", "exited (0) before it answered"),
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", "killed by signal 11")])
+def test_a_file_that_exits_or_crashes_is_its_own_error(ending, message, tmp_path, capsys):
+    write(tmp_path, "a_exits.py", GOOD.replace("mean =", "exits =") + ending)
+    write(tmp_path, "b_good.py", GOOD)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and message in output
+    assert "a_exits.py" in output and "Traceback" not in output
+    assert statuses(data)["b_good"] == "verified"
+
+
+TRAINING_SCRIPT = '''
+# builds no Derivation: a training script that mentions Derivation in a comment
+open({marker!r}, "w").write("ran")
+'''
+
+
+def test_plain_pytest_runs_no_derivation_file(tmp_path):
+    """The plugin is opt-in, and collection never runs a file outside a worker."""
+    marker = tmp_path / "ran"
+    write(tmp_path, "train.py", TRAINING_SCRIPT.format(marker=str(marker)))
+    write(tmp_path, "wrong.py", WRONG_STEP)
+    plain = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert plain.returncode == 5 and not marker.exists(), plain.stdout  # no tests collected
+    opted = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                            "--sdpa", "--sdpa-no-monte-carlo"],
+                           cwd=tmp_path, capture_output=True, text=True)
+    assert opted.returncode == 1 and "1 failed" in opted.stdout and not marker.exists()
+
+
+# ---- 6. budgets and errors -----------------------------------------------------------------
+
+STUBBORN = HEADER + '''
+class Stubborn(Rule):
+    """Swallows every attempt to stop it."""
+    name = "stubborn"
+
+    def rewrite(self, node, ctx):
+        while True:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                pass
+
+
+stubborn = Derivation(
+    claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), Sum(E(q[i] * k[i]), (i, 1, d))),
+    models=["independent-normal"], steps=[Step(Sum(E(q[i] * k[i]), (i, 1, d)), Stubborn())])
+'''
+
+
+def test_no_user_code_can_swallow_its_budget(tmp_path, capsys, monkeypatch):
+    import time
+
+    import sdpa_proofs.isolation as isolation
+
+    monkeypatch.setattr(isolation, "GRACE", 1.0)
+    assert issubclass(BudgetExceeded, BaseException)
+    assert not issubclass(BudgetExceeded, Exception)
+    write(tmp_path, "stubborn.py", STUBBORN)
+    write(tmp_path, "good.py", GOOD)
+    started = time.monotonic()
+    code, output, data = verify(tmp_path, "--budget", "1", capsys=capsys)
+    assert time.monotonic() - started < 30
+    assert code == 2 and "did not finish" in output
+    assert statuses(data)["good"] == "verified"
+
+
+def test_an_exception_in_the_toolkit_is_an_internal_error(tmp_path, capsys, monkeypatch):
+    import sdpa_proofs.runner as runner
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug of ours")
+
+    monkeypatch.setattr(runner, "exact_check", broken)  # the forked checker inherits it
+    write(tmp_path, "good.py", GOOD)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 3 and "internal error" in output and "a bug of ours" in output
+    (entry,) = data["derivations"]
+    assert entry["status"] == "internal_error" and "RuntimeError" in entry["traceback"]
+
+
+DECLARATIONS = {
+    "shadowed index": (
+        GOOD.replace("Step(0, \"zero_mean\")",
+                     "Step(SumOverDistinct(Sum(E(q[i]) * E(k[j]), (j, 1, d)), i, j, d), "
+                     "\"algebra\")").replace("import Derivation", "import SumOverDistinct, j, "
+                                                                  "Derivation"),
+        "bound twice"),
+    "off-diagonal sum over the wrong range": (
+        GOOD.replace("Sum(E(q[i]) * E(k[i]), (i, 1, d))",
+                     "SumOverDistinct(E(q[i]) * E(k[j]), i, j, d - 1)").replace(
+            "import Derivation", "import SumOverDistinct, j, Derivation"),
+        "runs from 1 to d - 1"),
+    "correlation outside [-1, 1]": (HEADER + textwrap.dedent('''
+        import dataclasses
+        from sdpa_proofs.models import correlated
+        base = correlated()
+        wild = dataclasses.replace(base, name="wild", parameter_points=[
+            {**point, rho: 2} for point in base.parameter_points])
+        mean = Derivation(claim=Eq(E(q[1] * k[1]), rho * sigma_q * sigma_k), models=[wild],
+                          steps=[Step(rho * sigma_q * sigma_k, "isserlis")])
+        '''), "rho = 2"),
+    "a symbol that prints like a built-in": (HEADER + textwrap.dedent('''
+        sigma = Symbol("sigma_q")  # no positivity: sqrt(sigma**2) is not sigma
+        variance = Derivation(claim=Eq(Var(q[1]), sigma**2), models=["independent-normal"],
+                              steps=[Step(sigma**2, "model_variance")])
+        '''), "prints like the built-in sigma_q"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DECLARATIONS))
+def test_declarations_are_validated_before_checking(kind, tmp_path, capsys):
+    source, message = DECLARATIONS[kind]
+    write(tmp_path, "declared.py", source)
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and message in output, output
+
+
+def test_a_sealed_derivation_rebuilds_to_the_same_derivation():
+    """What the checker sees is what the file wrote: every bundled derivation survives sealing
+    unchanged, claim, steps, abbreviations and hypotheses."""
+    from sdpa_proofs.isolation import load_paths
+    from sdpa_proofs.sealing import seal, unseal
+
+    derivations = load_paths([str(ROOT / "derivations")])
+    assert len(derivations) > 20
+    for derivation in derivations:
+        again = unseal(seal(derivation))
+        assert again.claim == derivation.claim and again.where == derivation.where
+        assert [s.expr for s in again.steps] == [s.expr for s in derivation.steps]
+        assert again.distinct == derivation.distinct
+
+
+# ---- 7. the checkers stay independent --------------------------------------------------------
+
+def test_the_import_contracts_hold():
+    """No checker imports another; the core imports no engine (import-linter's contracts in
+    pyproject.toml)."""
+    program = "import sys; from importlinter.cli import lint_imports; " \
+              "sys.exit(lint_imports(no_cache=True))"
+    completed = subprocess.run([sys.executable, "-c", program], cwd=ROOT, capture_output=True,
+                               text=True)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "BROKEN" not in completed.stdout and "KEPT" in completed.stdout
