@@ -21,7 +21,7 @@ from . import __version__
 from .budget import DEFAULT_BUDGET
 from .isolation import load_paths, verify_paths
 from .loader import LoadError
-from .models import MODELS
+from .models import MODELS, resolve_models
 from .numeric import NumericSettings
 from .report import finite_row, write_atomically, write_json
 from .runner import VerifySettings
@@ -275,11 +275,15 @@ def _scaling_json(row) -> dict:
 
 def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:
     from .latex import document
+    from .registry import resolve
+    from .runner import assumptions_of
 
     derivations, status = _load(paths, errors)
     for item in derivations:
         target = output / f"{item.name}.tex"
-        write_atomically(target, document(item))
+        rules = [r for step in item.steps for r in resolve(step.by)]
+        resting = assumptions_of(resolve_models(item.models), rules)
+        write_atomically(target, document(item, assumptions=resting))
         console.print(Text(f"wrote {target}"))
     return status
 

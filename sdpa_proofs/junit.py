@@ -5,13 +5,13 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from .report import ERROR, FAILED, REFUTED, UNDECIDED, RunReport, write_atomically
+from .report import ERROR, FAILED, INTERNAL, REFUTED, UNDECIDED, RunReport, write_atomically
 from .terminal import failure_details
 
 
 def junit_xml(run: RunReport) -> str:
     failures = sum(d.status in (FAILED, UNDECIDED) for d in run.derivations)
-    errors = sum(d.status == ERROR for d in run.derivations)
+    errors = sum(d.status in (ERROR, INTERNAL) for d in run.derivations)
     seconds = sum(d.seconds for d in run.derivations)
     suites = ET.Element("testsuites", name="sdpa-proofs", tests=str(len(run.derivations)),
                         failures=str(failures), errors=str(errors), time=f"{seconds:.3f}")
@@ -24,6 +24,8 @@ def junit_xml(run: RunReport) -> str:
         properties = ET.SubElement(case, "properties")
         ET.SubElement(properties, "property", name="claim", value=d.claim)
         ET.SubElement(properties, "property", name="expected", value=d.expected)
+        for assumption in d.assumptions:
+            ET.SubElement(properties, "property", name="assumption", value=assumption)
         for model in d.models:
             for step in model.steps:
                 digits = step.numeric_check.digits
@@ -33,8 +35,9 @@ def junit_xml(run: RunReport) -> str:
                                     f"{step.numeric_check.status}"
                                     + (f", {digits:.0f} digits" if digits is not None else ""))
         details = "\n".join(str(line) for line in failure_details(d))
-        if d.status == ERROR:
-            ET.SubElement(case, "error", message=d.error, type="bad input").text = d.error
+        if d.status in (ERROR, INTERNAL):
+            kind = "internal error" if d.status == INTERNAL else "bad input"
+            ET.SubElement(case, "error", message=d.error, type=kind).text = d.internal or d.error
         elif d.status in (FAILED, UNDECIDED):
             first = details.splitlines()[0] if details else d.status
             ET.SubElement(case, "failure", message=first, type=d.status).text = details

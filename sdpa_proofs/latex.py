@@ -140,11 +140,13 @@ def _verification(report: DerivationReport | None) -> str:
             "\n\\end{tabular}\\end{center}\n")
 
 
-def document(derivation: Derivation, report: DerivationReport | None = None) -> str:
-    """A standalone article: title, the models' assumptions, the claim, the proof, the check."""
-    assumptions = []
-    for model in resolve_models(derivation.models):
-        assumptions.append(rf"\item \emph{{{text(model.title)}}}: " + " ".join(model.assumptions()))
+def document(derivation: Derivation, report: DerivationReport | None = None,
+             assumptions: list[str] = ()) -> str:
+    """A standalone article: title, the models' assumptions, the claim, the proof (and what it
+    rests on beyond the toolkit's trusted base), the check."""
+    laws = [rf"\item \emph{{{text(model.title)}}}: " + " ".join(model.assumptions())
+            for model in resolve_models(derivation.models)]
+    resting = list(report.assumptions if report else assumptions)
     claim = (f"{to_latex(derivation.claim.lhs)} {LATEX_RELATIONS[derivation.relation]} "
              f"{to_latex(derivation.claim.rhs)}")
     distinct = "".join(rf" for ${to_latex(a)} \neq {to_latex(b)}$"
@@ -157,14 +159,23 @@ def document(derivation: Derivation, report: DerivationReport | None = None) -> 
         r"\begin{document}",
         rf"\section*{{{text(derivation.title or derivation.name)}}}",
         r"\paragraph{Assumptions.} The claim is asserted under each of these models:",
-        r"\begin{itemize}", *assumptions, r"\end{itemize}",
+        r"\begin{itemize}", *laws, r"\end{itemize}",
         rf"\paragraph{{Claim.}} \[ {claim} \]{_definitions(derivation)}{distinct}"
         + ("." if derivation.where or derivation.distinct else ""),
         r"\paragraph{Proof.}",
         _aligned(derivation, "alignat*"),
+        _resting_on(resting),
         text(derivation.notes),
         _verification(report),
         r"\end{document}", ""])
+
+
+def _resting_on(assumptions: list[str]) -> str:
+    if not assumptions:
+        return ""
+    items = "\n".join(rf"\item {text(a)}" for a in assumptions)
+    return ("\\paragraph{The proof rests on.} Beyond the toolkit's trusted base, on:\n"
+            rf"\begin{{itemize}}{items}\end{{itemize}}")
 
 
 __all__ = ["ProofPrinter", "to_latex", "document", "derivation_math"]

@@ -154,12 +154,18 @@ def _describe(report: DerivationReport, derivation: Derivation, models: list[Mod
                    f"{show(derivation.claim.rhs)}"
     report.definitions = [f"{show(k)} = {show(v)}" for k, v in derivation.where.items()]
     report.hypotheses = [" ≠ ".join(sorted(map(show, pair))) for pair in derivation.distinct]
+    report.assumptions = assumptions_of(models, [r for step_rules in rules for r in step_rules])
+
+
+def assumptions_of(models: list[Model], rules: list) -> list[str]:
+    """What a proof with these models and rules rests on beyond the trusted base: models the
+    user defined, rules of the user's code and lemmas (also those of cited derivations)."""
     assumptions = [f"model {m.name} (defined by the user: {m.title})" for m in models
                    if MODELS.get(m.name) is not m]
-    for rule in _all_rules([r for step_rules in rules for r in step_rules]):
+    for rule in _all_rules(rules):
         if isinstance(rule, UserRule | Lemma):
             assumptions.append(rule.assumption)
-    report.assumptions = list(dict.fromkeys(assumptions))
+    return list(dict.fromkeys(assumptions))
 
 
 def _all_rules(rules: list) -> Iterator:
