@@ -276,13 +276,13 @@ def _scaling_json(row) -> dict:
 def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:
     from .latex import document
     from .registry import resolve
-    from .runner import assumptions_of
+    from .runner import assumed
 
     derivations, status = _load(paths, errors)
     for item in derivations:
         target = output / f"{item.name}.tex"
         rules = [r for step in item.steps for r in resolve(step.by)]
-        resting = assumptions_of(resolve_models(item.models), rules)
+        resting = assumed(resolve_models(item.models), rules)
         write_atomically(target, document(item, assumptions=resting))
         console.print(Text(f"wrote {target}"))
     return status

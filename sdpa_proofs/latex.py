@@ -12,6 +12,8 @@ from .derivation import Derivation
 from .models import resolve_models
 from .registry import resolve
 from .report import DerivationReport
+from .rules import Lemma
+from .sealing import UserRule
 from .text import in_reading_order
 
 
@@ -141,12 +143,12 @@ def _verification(report: DerivationReport | None) -> str:
 
 
 def document(derivation: Derivation, report: DerivationReport | None = None,
-             assumptions: list[str] = ()) -> str:
+             assumptions: list = ()) -> str:
     """A standalone article: title, the models' assumptions, the claim, the proof (and what it
     rests on beyond the toolkit's trusted base), the check."""
     laws = [rf"\item \emph{{{text(model.title)}}}: " + " ".join(model.assumptions())
             for model in resolve_models(derivation.models)]
-    resting = list(report.assumptions if report else assumptions)
+    resting = [_assumption(x) for x in assumptions]
     claim = (f"{to_latex(derivation.claim.lhs)} {LATEX_RELATIONS[derivation.relation]} "
              f"{to_latex(derivation.claim.rhs)}")
     distinct = "".join(rf" for ${to_latex(a)} \neq {to_latex(b)}$"
@@ -170,10 +172,22 @@ def document(derivation: Derivation, report: DerivationReport | None = None,
         r"\end{document}", ""])
 
 
+def _assumption(assumed) -> str:
+    """A model, user rule or lemma that a proof rests on (see runner.assumed), in LaTeX."""
+    if isinstance(assumed, Lemma):
+        equation = assumed.equation
+        return (rf"the lemma {text(assumed.label)}, ${to_latex(equation.lhs)} = "
+                rf"{to_latex(equation.rhs)}$, established by the exact engine under each model")
+    if isinstance(assumed, UserRule):
+        return (rf"the rule \texttt{{{text(assumed.name)}}} of the user's own code "
+                rf"(\texttt{{{text(assumed.origin)}}})")
+    return rf"the model \texttt{{{text(assumed.name)}}}, defined by the user"
+
+
 def _resting_on(assumptions: list[str]) -> str:
     if not assumptions:
         return ""
-    items = "\n".join(rf"\item {text(a)}" for a in assumptions)
+    items = "\n".join(rf"\item {a}" for a in assumptions)
     return ("\\paragraph{The proof rests on.} Beyond the toolkit's trusted base, on:\n"
             rf"\begin{{itemize}}{items}\end{{itemize}}")
 

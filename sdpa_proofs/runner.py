@@ -108,7 +108,7 @@ def check_sealed(sealed: dict, settings: VerifySettings,
     report = DerivationReport(str(sealed.get("name", "?")), str(sealed.get("file", "?")),
                               expected_refuted_at=sealed.get("expect_refuted_at"))
     try:
-        derivation = unseal(sealed)
+        derivation = _rebuilt(sealed)
         models = [get_model(m) for m in settings.models] if settings.models \
             else resolve_models(derivation.models)
         validate(derivation, models)
@@ -145,6 +145,18 @@ def check_sealed(sealed: dict, settings: VerifySettings,
     return report
 
 
+def _rebuilt(sealed: dict) -> Derivation:
+    """The derivation in ``sealed``; data that does not have the sealed shape (which only a
+    loader that was tampered with sends) is bad input."""
+    try:
+        return unseal(sealed)
+    except BadInput:
+        raise
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+        raise BadInput(f"{sealed.get('file', '?')}: the sealed derivation is malformed: "
+                       f"{type(error).__name__}: {error}") from error
+
+
 def _describe(report: DerivationReport, derivation: Derivation, models: list[Model],
               rules: list) -> None:
     """What the report says was checked: the claim with its abbreviations and hypotheses, the
@@ -154,18 +166,18 @@ def _describe(report: DerivationReport, derivation: Derivation, models: list[Mod
                    f"{show(derivation.claim.rhs)}"
     report.definitions = [f"{show(k)} = {show(v)}" for k, v in derivation.where.items()]
     report.hypotheses = [" ≠ ".join(sorted(map(show, pair))) for pair in derivation.distinct]
-    report.assumptions = assumptions_of(models, [r for step_rules in rules for r in step_rules])
+    report.assumptions = list(dict.fromkeys(
+        f"model {x.name} (defined by the user: {x.title})" if isinstance(x, Model)
+        else x.assumption
+        for x in assumed(models, [r for step_rules in rules for r in step_rules])))
 
 
-def assumptions_of(models: list[Model], rules: list) -> list[str]:
-    """What a proof with these models and rules rests on beyond the trusted base: models the
-    user defined, rules of the user's code and lemmas (also those of cited derivations)."""
-    assumptions = [f"model {m.name} (defined by the user: {m.title})" for m in models
-                   if MODELS.get(m.name) is not m]
-    for rule in _all_rules(rules):
-        if isinstance(rule, UserRule | Lemma):
-            assumptions.append(rule.assumption)
-    return list(dict.fromkeys(assumptions))
+def assumed(models: list[Model], rules: list) -> list:
+    """What a proof with these models and rules rests on beyond the trusted base: the models
+    the user defined, the rules of the user's code and the lemmas (also those of cited
+    derivations)."""
+    return [m for m in models if MODELS.get(m.name) is not m] + \
+        [r for r in _all_rules(rules) if isinstance(r, UserRule | Lemma)]
 
 
 def _all_rules(rules: list) -> Iterator:

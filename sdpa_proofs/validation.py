@@ -41,7 +41,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     at = f"{derivation.file}:{derivation.line}"
     if not models:
         raise BadInput(f"{at}: no model: a claim is checked under at least one")
-    for place, expr in _places(derivation):
+    for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
     _abbreviations(derivation, models, at)
@@ -57,6 +57,21 @@ def _places(derivation: Derivation) -> list[tuple[str, Expr]]:
     places += [(f"{at}: distinct", x) for pair in derivation.distinct for x in pair]
     places += [(f"{step.file}:{step.line}: step {n}", step.expr)
                for n, step in enumerate(derivation.steps, 1)]
+    return places
+
+
+def _model_places(models: list[Model]) -> list[tuple[str, Expr]]:
+    """The expressions of the models the user defined: loadings, means, parameter points."""
+    places = []
+    for model in models:
+        if _models.MODELS.get(model.name) is model:
+            continue
+        at = f"model {model.name}"
+        exprs = [model.dimension] + [x for point in model.parameter_points for x in point]
+        if isinstance(model, LatentLinearModel):
+            exprs += [sp.sympify(c) for loads in model.loadings.values() for c in loads.values()]
+            exprs += [sp.sympify(m) for m in model.means.values()] + list(model.loadings)
+        places += [(at, x) for x in exprs]
     return places
 
 
@@ -144,6 +159,10 @@ def parameter_domains(model: Model) -> None:
     variances."""
     if not model.parameter_points:
         raise BadInput(f"model {model.name}: no parameter points to evaluate at")
+    if not (isinstance(model.dimension, Symbol) and model.dimension.is_integer
+            and model.dimension.is_positive):
+        raise BadInput(f"model {model.name}: its dimension {model.dimension} must be a "
+                       "positive integer symbol")
     for point in model.parameter_points:
         for symbol, value in point.items():
             value = sp.sympify(value)
