@@ -3,7 +3,9 @@ variance then vanishes as d grows (the seed's "相比直接除以 d_k（会导�
 
 from sympy import Eq
 
-from sdpa_proofs import Derivation, S, Step, Var, d, dot_product, lemma, sigma_k, sigma_q
+from sdpa_proofs import Derivation, S, Step, Var, cite, d, dot_product, sigma_k, sigma_q
+
+from variance import derivation as variance
 
 derivation = Derivation(
     title="Scaling by 1/d over-shrinks: the variance falls like 1/d",
@@ -12,7 +14,7 @@ derivation = Derivation(
     steps=[
         Step(Var(S) / d**2, "variance_scaling", "$Var(cX) = c^2 Var(X)$ with $c = 1/d$"),
         Step(d * sigma_q**2 * sigma_k**2 / d**2,
-             lemma(Eq(Var(S), d * sigma_q**2 * sigma_k**2), "variance"),
+             cite(variance),
              "$Var(S) = d\\sigma_q^2\\sigma_k^2$, proved in variance"),
         Step(sigma_q**2 * sigma_k**2 / d, "algebra",
              "one factor $d$ cancels; the variance tends to $0$ as $d \\to \\infty$"),

@@ -3,7 +3,9 @@ for every d, which is the reason for the 1/sqrt(d_k) in softmax(QK^T / sqrt(d_k)
 
 from sympy import Eq, sqrt
 
-from sdpa_proofs import Derivation, S, Step, Var, d, dot_product, lemma, sigma_k, sigma_q
+from sdpa_proofs import Derivation, S, Step, Var, cite, d, dot_product, sigma_k, sigma_q
+
+from variance import derivation as variance
 
 derivation = Derivation(
     title="Scaling by 1/sqrt(d) makes the variance independent of d",
@@ -12,7 +14,7 @@ derivation = Derivation(
     steps=[
         Step(Var(S) / d, "variance_scaling", "$Var(cX) = c^2 Var(X)$ with $c = 1/\\sqrt{d}$"),
         Step(d * sigma_q**2 * sigma_k**2 / d,
-             lemma(Eq(Var(S), d * sigma_q**2 * sigma_k**2), "variance"),
+             cite(variance),
              "$Var(S) = d\\sigma_q^2\\sigma_k^2$, proved in variance"),
         Step(sigma_q**2 * sigma_k**2, "algebra", "$d$ cancels: the same variance for every $d$"),
     ],

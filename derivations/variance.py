@@ -6,8 +6,10 @@ and its d(d - 1) off-diagonal terms factor into four means, each zero.
 
 from sympy import Eq, Sum
 
-from sdpa_proofs import (Derivation, E, S, Step, SumOverDistinct, Var, d, dot_product, i, j, k,
-                         lemma, q, sigma_k, sigma_q)
+from sdpa_proofs import (Derivation, E, S, Step, SumOverDistinct, Var, cite, d, dot_product, i, j,
+                         k, q, sigma_k, sigma_q)
+
+from mean_zero import derivation as mean_zero
 
 derivation = Derivation(
     title="The variance of the dot product grows linearly in d",
@@ -15,7 +17,7 @@ derivation = Derivation(
     where={S: dot_product},
     steps=[
         Step(E((S - E(S)) ** 2), "variance_definition", "definition of variance"),
-        Step(E(S**2), lemma(Eq(E(S), 0), "mean_zero"), "$E[S] = 0$, proved in mean_zero"),
+        Step(E(S**2), cite(mean_zero), "$E[S] = 0$, proved in mean_zero"),
         Step(E(Sum(q[i] * k[i] * q[j] * k[j], (j, 1, d), (i, 1, d))), "expand_square",
              "the square of a sum is a double sum"),
         Step(Sum(E(q[i]**2 * k[i]**2), (i, 1, d))

@@ -14,8 +14,6 @@ from itertools import product
 import sympy as sp
 from sympy import Derivative, Expr, KroneckerDelta, Piecewise, Sum
 
-from .expressions import index_symbols
-
 
 def calculus_normal_form(expr: Expr, dimension: Expr) -> Expr:
     """``expr`` with every derivative taken and every sum over a Kronecker delta summed, the
@@ -39,37 +37,42 @@ def _walk(expr: Expr, dimension: Expr, ranges: dict) -> Expr:
 
 
 def _decide(expr: Expr, dimension: Expr, ranges: dict) -> Expr:
-    """Piecewise branches whose conditions are settled by the index ranges, resolved."""
+    """A case split whose branch is settled by the index ranges, resolved: the first branch
+    whose condition holds everywhere, after branches whose conditions fail everywhere."""
     if not isinstance(expr, Piecewise):
         return expr
     for value, condition in expr.args:
-        verdict = _holds(condition, dimension, ranges)
-        if verdict is True:
+        if _everywhere(condition, dimension, ranges):
             return value
-        if verdict is None:
-            return expr
+        if not _everywhere(sp.Not(condition), dimension, ranges):
+            return expr  # this branch may apply somewhere: undecided
     return expr
 
 
-def _holds(condition, dimension: Expr, ranges: dict) -> bool | None:
-    """Whether a condition linear in the indices holds for all of them in their ranges (it
-    then holds at every corner of the box of ranges, and conversely); None if undecided."""
+_CONVEX = (sp.Eq, sp.Le, sp.Lt, sp.Ge, sp.Gt)  # each is a half-space (or a hyperplane)
+
+
+def _everywhere(condition, dimension: Expr, ranges: dict) -> bool:
+    """Whether the condition holds for every value of its indices in their ranges.  Proved
+    only for a conjunction of linear (in)equalities in the indices: the set where it holds is
+    convex, so it contains the box of ranges when it contains every corner of the box."""
+    condition = sp.simplify_logic(condition) if condition not in (sp.true, sp.false) \
+        else condition
     if condition in (sp.true, sp.false):
         return bool(condition)
-    indices = sorted(index_symbols(condition) | {s for s in condition.free_symbols
-                                                 if s.is_integer and s != dimension},
-                     key=sp.default_sort_key)
-    for relation in condition.atoms(sp.core.relational.Relational):
+    relations = condition.args if isinstance(condition, sp.And) else (condition,)
+    if not all(isinstance(r, _CONVEX) for r in relations):
+        return False  # a disjunction or a "not equal" is not convex: not shown
+    indices = sorted({s for r in relations for s in r.free_symbols
+                      if s.is_integer and s != dimension}, key=sp.default_sort_key)
+    for relation in relations:
         difference = relation.lhs - relation.rhs
         if not difference.is_polynomial(*indices) or \
                 sp.Poly(difference, *indices).total_degree() > 1:
-            return None
+            return False
     corners = [ranges.get(s, (sp.S.One, dimension)) for s in indices]
-    outcomes = set()
     for corner in product(*corners):
         value = condition.xreplace(dict(zip(indices, corner)))
-        value = sp.simplify(value) if value not in (sp.true, sp.false) else value
-        if value not in (sp.true, sp.false):
-            return None
-        outcomes.add(bool(value))
-    return outcomes.pop() if len(outcomes) == 1 else None
+        if value is not sp.true and sp.simplify(value) is not sp.true:
+            return False
+    return True

@@ -201,10 +201,11 @@ def summand(expr: Expr) -> Expr:
 
 
 def index_symbols(expr: Expr) -> set:
-    """Index symbols (and integer indices) that occur free in ``expr``: unbound by any sum."""
-    if isinstance(expr, Indexed):
+    """Index symbols (and integer indices) that occur free in ``expr``: unbound by any sum.
+    The arguments of a Kronecker delta are indices too."""
+    if isinstance(expr, Indexed | sp.KroneckerDelta):
         found = set()
-        for index in expr.indices:
+        for index in (expr.indices if isinstance(expr, Indexed) else expr.args):
             found |= {index} if index.is_Integer else set(index.free_symbols)
         return found
     if isinstance(expr, BINDERS):

@@ -171,6 +171,10 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                     except UnsupportedExpression as error:
                         return Verdict(UNDECIDED, f"numeric: {error}")
                     for lhs, rhs, scale, at in pairs:
+                        if not (mpmath.isfinite(lhs) and mpmath.isfinite(rhs)):
+                            return Verdict(UNDECIDED, f"a side is not a finite number at "
+                                           f"{format_point({**where, **at})}: "
+                                           f"{mpmath.nstr(lhs, 10)} and {mpmath.nstr(rhs, 10)}")
                         if relation != "=":
                             verdict = _inequality_at(lhs, rhs, scale, relation, settings,
                                                      {**where, **at})

@@ -18,6 +18,7 @@ from .derivation import Derivation
 from .errors import BadInput
 from .expressions import (
     BINDERS,
+    MaxOver,
     SumOverDistinct,
     bound_indices,
     index_symbols,
@@ -44,6 +45,8 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
+        _no_capture(place, unfold(expr, derivation.where))
+        _maxima_not_empty(place, expr)
     _abbreviations(derivation, models, at)
     _hypotheses(derivation, at)
     for model in models:
@@ -104,6 +107,26 @@ def _no_shadowing(place: str, expr: Expr, bound: tuple) -> None:
         bound = bound + tuple(inner)
     for arg in expr.args:
         _no_shadowing(place, arg, bound)
+
+
+def _no_capture(place: str, expr: Expr) -> None:
+    """No sum binds a name that the same expression uses free: a rule that substitutes the free
+    one (sifting delta_{lj} puts j for l) would land inside the sum and be captured."""
+    free = expr.free_symbols
+    for binder in expr.atoms(*BINDERS):
+        for index in bound_indices(binder):
+            if index in free:
+                raise BadInput(f"{place}: {index} is free in {show(expr)} and also the index of "
+                               f"{show(binder)}: rename the index of the sum")
+
+
+def _maxima_not_empty(place: str, expr: Expr) -> None:
+    """A maximum over a range that may be empty (l = 2..n when n = 1) has no value."""
+    for maximum in expr.atoms(MaxOver):
+        (_, lower, upper), = maximum.limits
+        if not (upper - lower).is_nonnegative:
+            raise BadInput(f"{place}: {show(maximum)} ranges over {lower}..{upper}, which may be "
+                           "empty: a maximum needs at least one value")
 
 
 def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None:

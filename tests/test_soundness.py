@@ -374,3 +374,95 @@ def test_the_import_contracts_hold():
                                text=True)
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert "BROKEN" not in completed.stdout and "KEPT" in completed.stdout
+
+
+# ---- found by attacking the checker ----------------------------------------------------------
+
+CAPTURE = HEADER + '''
+# sum_l delta_{lj} sum_{j'} C(j', 4) e^{z_l z_j'} is sum_{j'} C(j', 4) e^{z_j z_j'}; sifting
+# l -> j into the inner sum, whose index is also called j, captures it
+lhs = Sum(KroneckerDelta(l, j) * Sum(binomial(j, 4) * exp(z[l] * z[j]), (j, 1, n)), (l, 1, n))
+rhs = Sum(binomial(m, 4) * exp(z[m] ** 2), (m, 1, n))
+captured = Derivation(claim=Eq(lhs, rhs), models=["gaussian-logits"],
+                      steps=[Step(rhs, "sift", "only the term l = j survives")])
+'''
+
+CASE_SPLIT = HEADER + '''
+t = Symbol("t", integer=True, positive=True)
+lhs = Sum(KroneckerDelta(t, j), (t, 3, n - 2)) * exp(z[j])  # e^{z_3} at n = 5, j = 3
+corners = Derivation(claim=Eq(lhs, 0), models=["gaussian-logits"],
+                     steps=[Step(0, lemma(Eq(lhs, 0), "delta_vanishes"), "never fires")])
+'''
+
+EMPTY_MAXIMUM = HEADER + '''
+empty = Derivation(claim=Ge(MaxOver(exp(z[l]), (l, 2, n)), 0), models=["gaussian-logits"],
+                   steps=[Step(0, "range", rel=">=")])
+'''
+
+
+def test_a_sum_cannot_capture_a_free_index(tmp_path, capsys):
+    write(tmp_path, "captured.py", CAPTURE)
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "rename the index of the sum" in output
+
+
+def test_a_case_split_false_only_at_the_corners_stays_open(tmp_path, capsys):
+    """SymPy sums delta_{tj} over t = 3..n-2 as "1 if 3 <= j <= n-2": false at j = 1 and at
+    j = n, but not everywhere, so the exact engine must not drop the case."""
+    from sympy import Eq, KroneckerDelta, Sum, Symbol, exp
+
+    from sdpa_proofs import get_model, j, n, z
+    from sdpa_proofs.exactcheck import exact_check
+
+    t = Symbol("t", integer=True, positive=True)
+    lhs = Sum(KroneckerDelta(t, j), (t, 3, n - 2)) * exp(z[j])
+    assert exact_check(lhs, Eq(lhs, 0).rhs, get_model("gaussian-logits")).status != "pass"
+    write(tmp_path, "corners.py", CASE_SPLIT)
+    code, _, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code != 0 and statuses(data)["corners"] != "verified"
+
+
+def test_a_step_that_rests_on_a_lemma_is_verified_only_assuming_it(tmp_path, capsys):
+    """A lemma is established by the exact engine, so its step has one proof, not two: even a
+    true lemma leaves the derivation verified only assuming it."""
+    write(tmp_path, "variance.py", HEADER + '''
+variance = Derivation(
+    claim=Eq(Var(S), d * sigma_q**2 * sigma_k**2), where={S: dot_product},
+    models=["independent-normal"],
+    steps=[Step(d * sigma_q**2 * sigma_k**2,
+                lemma(Eq(Var(S), d * sigma_q**2 * sigma_k**2), "variance"))])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    (entry,) = data["derivations"]
+    assert code == 0 and entry["status"] == "verified_assuming" and entry["assumed_steps"] == [1]
+    assert "verified, assuming" in output
+    assert verify(tmp_path, "--strict", capsys=capsys)[0] == 1
+
+
+def test_a_maximum_over_a_range_that_may_be_empty_is_bad_input(tmp_path, capsys):
+    write(tmp_path, "empty.py", EMPTY_MAXIMUM)
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "may be empty" in output
+
+
+def test_an_index_only_a_kronecker_delta_uses_is_an_index(tmp_path):
+    """delta_{ij} with i, j free: both take every pair of values in 1..d, not random reals."""
+    from sympy import KroneckerDelta
+
+    from sdpa_proofs import i, j
+    from sdpa_proofs.concrete import concrete_index_values
+    from sdpa_proofs.expressions import index_symbols
+
+    assert index_symbols(KroneckerDelta(i, j)) == {i, j}
+    assert len(concrete_index_values([KroneckerDelta(i, j)], frozenset(), 3)) == 9
+
+
+def test_the_numeric_check_never_passes_an_infinite_side():
+    from sympy import oo
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    model = get_model("independent-normal")
+    verdict = numeric_check(E(q[1] ** 2), oo, model, NumericSettings(), relation="<=")
+    assert verdict.status == "undecided"

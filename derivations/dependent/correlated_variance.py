@@ -4,7 +4,10 @@ linear in d.  The d^2 term of E[S^2] is exactly E[S]^2 and cancels (this refutes
 
 from sympy import Eq
 
-from sdpa_proofs import Derivation, E, S, Step, Var, d, dot_product, lemma, rho, sigma_k, sigma_q
+from sdpa_proofs import Derivation, E, S, Step, Var, cite, d, dot_product, rho, sigma_k, sigma_q
+
+from correlated_mean import derivation as correlated_mean
+from correlated_second_moment import derivation as correlated_second_moment
 
 sigma2 = sigma_q**2 * sigma_k**2
 second_moment = d * sigma2 * (1 + rho**2) + d**2 * rho**2 * sigma2
@@ -18,8 +21,7 @@ derivation = Derivation(
     steps=[
         Step(E(S**2) - E(S)**2, "second_moment", "$Var(X) = E[X^2] - E[X]^2$"),
         Step(second_moment - mean**2,
-             [lemma(Eq(E(S**2), second_moment), "correlated_second_moment"),
-              lemma(Eq(E(S), mean), "correlated_mean")],
+             [cite(correlated_second_moment), cite(correlated_mean)],
              "proved in correlated_second_moment and correlated_mean"),
         Step(d * sigma2 * (1 + rho**2), "algebra", "the $d^2$ terms cancel"),
     ],

@@ -8,7 +8,9 @@ like d: the mean of S / sqrt(d) is sqrt(d) rho sigma_q sigma_k.  This is the reg
 
 from sympy import Eq
 
-from sdpa_proofs import Derivation, E, S, Step, d, dot_product, lemma, rho, sigma_k, sigma_q
+from sdpa_proofs import Derivation, E, S, Step, cite, d, dot_product, rho, sigma_k, sigma_q
+
+from correlated_second_moment import derivation as correlated_second_moment
 
 sigma2 = sigma_q**2 * sigma_k**2
 second_moment = d * sigma2 * (1 + rho**2) + d**2 * rho**2 * sigma2
@@ -20,7 +22,7 @@ derivation = Derivation(
     models=["correlated-normal"],
     steps=[
         Step(E(S**2) / d**2, "linearity", "the constant $1/d^2$ comes out"),
-        Step(second_moment / d**2, lemma(Eq(E(S**2), second_moment), "correlated_second_moment"),
+        Step(second_moment / d**2, cite(correlated_second_moment),
              "proved in correlated_second_moment"),
         Step(rho**2 * sigma2 + sigma2 * (1 + rho**2) / d, "algebra",
              "bounded in $d$; tends to $\\rho^2\\sigma_q^2\\sigma_k^2$"),

@@ -7,10 +7,9 @@ itself saturate attention; only the spread of the logits does.
 
 from sympy import Derivative, Eq, KroneckerDelta, Sum
 
-from sdpa_proofs import Derivation, Step, i, j, lemma, n, p, softmax_abbreviations, z
+from sdpa_proofs import Derivation, Step, cite, i, j, n, p, softmax_abbreviations, z
 
-jacobian = lemma(Eq(Derivative(p[i], z[j]),
-                    p[i] * (KroneckerDelta(i, j) - p[j])), "jacobian")
+from jacobian import derivation as jacobian
 
 derivation = Derivation(
     title="The rows of the softmax Jacobian sum to zero",
@@ -18,7 +17,7 @@ derivation = Derivation(
     where=softmax_abbreviations,
     models=["gaussian-logits"],
     steps=[
-        Step(Sum(p[i] * (KroneckerDelta(i, j) - p[j]), (j, 1, n)), jacobian,
+        Step(Sum(p[i] * (KroneckerDelta(i, j) - p[j]), (j, 1, n)), cite(jacobian),
              "proved in jacobian"),
         Step(p[i] * Sum(KroneckerDelta(i, j), (j, 1, n))
              - p[i] * Sum(p[j], (j, 1, n)), "algebra", "linearity of the sum"),
