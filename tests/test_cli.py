@@ -167,7 +167,7 @@ def test_what_if_under_another_model_names_the_breaking_step(capsys):
     code, output = run("verify", str(Path(BUNDLED) / "variance.py"), "--model",
                        "aligned-uniform", "--no-monte-carlo", capsys=capsys)
     assert code == 1
-    assert "step 2 (lemma(mean_zero))" in output and "does not hold" in output
+    assert "step 2 (cite(mean_zero))" in output and "cited mean_zero: its step 2 fails" in output
     assert "step 5 (independence)" in output and "dependent in this model" in output
 
 

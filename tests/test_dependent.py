@@ -81,7 +81,8 @@ def test_the_reasons_name_the_violated_precondition():
     steps = verify_derivation(bundled("variance.py"),
                               VerifySettings(monte_carlo=False, models=["shared-factor"])
                               ).models[0].steps
-    assert "lemma mean_zero does not hold" in steps[1].rule_check.reason
+    assert "cited mean_zero: its step 2 fails" in steps[1].rule_check.reason
+    assert "shared factor z" in steps[1].rule_check.reason
     assert "shared factor z" in steps[4].rule_check.reason
     reason = steps[4].rule_check.reason
     assert "k_i and k_j" in reason or "q_i and q_j" in reason
