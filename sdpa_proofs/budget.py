@@ -36,9 +36,11 @@ def time_budget(seconds: float | None) -> Iterator[None]:
 
 
 def within_budget(check: Callable, seconds: float | None, undecided: Callable):
-    """``check()``, or ``undecided(reason)`` when it runs out of time."""
+    """``check()``, or ``undecided(reason)`` when it runs out of time or memory."""
     try:
         with time_budget(seconds):
             return check()
     except BudgetExceeded as error:
         return undecided(str(error))
+    except MemoryError:
+        return undecided("ran out of memory (the worker's memory cap)")

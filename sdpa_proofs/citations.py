@@ -12,6 +12,7 @@ from .algebra import algebraically_equal, canonical
 from .bounds import LOWER, UPPER, BoundRule
 from .derivation import Derivation
 from .expressions import unfold
+from .models import indices_known_distinct
 from .registry import resolve
 from .relations import implies
 from .rulecheck import rule_check
@@ -40,6 +41,8 @@ class Cite(BoundRule):
         relation = self.derivation.relation
         if relation == "=" or type(node) not in (type(self.lhs), type(self.rhs)):
             return  # an equation rewrites instead; other kinds of node cannot match
+        if self.derivation.distinct:
+            return  # its hypotheses i != j cannot be checked where a bound would apply
         form = canonical(node)
         if form == self._patterns[0]:
             yield self.rhs, _SIDES[relation]
@@ -51,6 +54,11 @@ class Cite(BoundRule):
         if self.derivation.relation != "=" or type(node) is not type(self.lhs) \
                 or canonical(node) != self._patterns[0]:
             return None
+        for a, b in (tuple(pair) for pair in self.derivation.distinct):
+            if not ctx.precondition(indices_known_distinct(a, b, ctx.distinct),
+                                    f"cited {self.derivation.name} holds for {a} ≠ {b} only, "
+                                    "which is not known here"):
+                return None
         problem = self.establish(ctx)
         return self.rhs if ctx.precondition(problem is None, problem or "") else None
 

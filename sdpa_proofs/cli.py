@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -49,14 +50,15 @@ def _digits(value: str) -> int:
     return digits
 
 
-def _seconds(value: str) -> float | None:
+def _allowance(value: str) -> float | None:
+    """A budget of seconds or a cap of GiB: a non-negative number; 0 is none."""
     try:
-        seconds = float(value)
+        amount = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
-    if seconds < 0:
-        raise argparse.ArgumentTypeError("a budget cannot be negative")
-    return seconds or None
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not amount >= 0 or amount == float("inf"):
+        raise argparse.ArgumentTypeError(f"{value!r}: give a finite number, at least 0")
+    return amount or None
 
 
 def _jobs(value: str) -> int:
@@ -95,7 +97,7 @@ def parser() -> argparse.ArgumentParser:
                         help="check under this model instead of the derivation's own (repeatable)")
     verify.add_argument("--no-monte-carlo", action="store_true", help="skip the Monte Carlo check")
     verify.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
-    verify.add_argument("--budget", type=_seconds, default=DEFAULT_BUDGET, metavar="SECONDS",
+    verify.add_argument("--budget", type=_allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=f"time budget of each check (default {DEFAULT_BUDGET:g}; 0: none); "
                              "a check that runs out is undecided")
     verify.add_argument("--allow-undecided", action="store_true",
@@ -105,6 +107,9 @@ def parser() -> argparse.ArgumentParser:
                              "lemmas")
     verify.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                         help="worker processes (default: one per core)")
+    verify.add_argument("--memory", type=_allowance, default=8.0, metavar="GIB",
+                        help="memory cap of each worker in GiB (default 8; 0: none); a check "
+                             "that runs out is undecided")
     verify.add_argument("--debug", action="store_true",
                         help="show tracebacks, and what derivation files print while loading")
 
@@ -186,7 +191,7 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     settings = VerifySettings(numeric=NumericSettings(digits=args.digits), models=args.models,
                               monte_carlo=not args.no_monte_carlo, budget=args.budget,
                               allow_undecided=args.allow_undecided, strict=args.strict,
-                              debug=args.debug, jobs=args.jobs)
+                              debug=args.debug, jobs=args.jobs, memory=args.memory)
     from .terminal import file_line, render
 
     with progress_line(errors) as say:
@@ -279,13 +284,29 @@ def _latex(paths: list[str], output: Path, console: Console, errors: Console) ->
     from .runner import assumed
 
     derivations, status = _load(paths, errors)
-    for item in derivations:
-        target = output / f"{item.name}.tex"
+    for item, stem in zip(derivations, file_stems([d.name for d in derivations])):
+        target = output / f"{stem}.tex"
         rules = [r for step in item.steps for r in resolve(step.by)]
         resting = assumed(resolve_models(item.models), rules)
         write_atomically(target, document(item, assumptions=resting))
-        console.print(Text(f"wrote {target}"))
+        note = "" if stem == item.name else f" (for {item.name}, from {item.file})"
+        console.print(Text(f"wrote {target}{note}"))
     return status
+
+
+def file_stems(names: list[str]) -> list[str]:
+    """A file name inside the output folder for each derivation name: only letters, digits,
+    '.', '_' and '-' (so no name reaches outside the folder), made unique with -2, -3, ..."""
+    stems, taken = [], set()
+    for name in names:
+        stem = re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "derivation"
+        unique, count = stem, 1
+        while unique in taken:
+            count += 1
+            unique = f"{stem}-{count}"
+        taken.add(unique)
+        stems.append(unique)
+    return stems
 
 
 def run() -> None:

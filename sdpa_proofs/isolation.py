@@ -19,6 +19,7 @@ import json
 import multiprocessing
 import os
 import pickle
+import resource
 import sys
 import time
 import traceback
@@ -33,6 +34,7 @@ from .loader import LoadError, discover, run_file
 from .report import DerivationReport, RunReport
 from .runner import VerifySettings, check_sealed, user_rule_verdicts
 from .sealing import seal, unseal, user_code_steps
+from .text import printable
 
 LOAD_BUDGET = 60.0  # seconds to run one derivation file
 SLACK = 30.0  # seconds a checker may take beyond the sum of its checks' budgets
@@ -55,9 +57,14 @@ class _Task:
     args: tuple
     seconds: float | None
     done: Callable[[bytes | None, str], list]
+    memory: float | None = None  # GiB
 
 
-def _child(connection, target: Callable[..., bytes], args: tuple) -> None:
+def _child(connection, target: Callable[..., bytes], args: tuple,
+           memory: float | None) -> None:
+    if memory:  # past the cap an allocation fails with MemoryError: undecided, not a swap storm
+        cap = int(memory * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     def extend(seconds: float) -> None:
         """Ask for ``seconds`` from now (instead of what was left)."""
         connection.send_bytes(b"+" + repr(float(seconds)).encode())
@@ -82,8 +89,8 @@ def run_tasks(tasks: list[_Task], jobs: int | None = None) -> None:
         while queue and len(running) < jobs:
             task = queue.pop(0)
             receiver, sender = _FORK.Pipe(duplex=False)
-            process = _FORK.Process(target=_child, args=(sender, task.target, task.args),
-                                    daemon=True)
+            process = _FORK.Process(target=_child, daemon=True,
+                                    args=(sender, task.target, task.args, task.memory))
             process.start()
             sender.close()
             deadline = None if task.seconds is None else time.monotonic() + task.seconds
@@ -179,7 +186,7 @@ def _load_task(path: Path, settings: VerifySettings,
     def done(payload: bytes | None, reason: str) -> list:
         return then(_read_loaded(path, payload, reason))
 
-    return _Task(f"loading {path}", _load, (str(path), settings), seconds, done)
+    return _Task(f"loading {path}", _load, (str(path), settings), seconds, done, settings.memory)
 
 
 def _read_loaded(path: Path, payload: bytes | None, reason: str) -> list | LoadError:
@@ -234,13 +241,14 @@ def _check_task(path: Path, sealed: list[dict], settings: VerifySettings,
         return []
 
     return _Task(f"checking {path}", _check, (sealed, settings), check_seconds(sealed, settings),
-                 done)
+                 done, settings.memory)
 
 
 def _unfinished(item: dict, path: Path, reason: str) -> DerivationReport:
     """A derivation whose checker was killed at its deadline (undecided) or died (ours)."""
-    report = DerivationReport(str(item.get("name")), str(path),
-                              expected_refuted_at=item.get("expect_refuted_at"))
+    expected = item.get("expect_refuted_at")
+    report = DerivationReport(printable(item.get("name")), printable(path),
+                              expected_refuted_at=expected if type(expected) is int else None)
     if reason.startswith("did not finish"):
         report.timed_out = f"checking {reason}"
     else:
@@ -268,7 +276,7 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
     def finished(path: Path, reports: list[DerivationReport]) -> None:
         results[path] = reports
         if progress:
-            progress(str(path), reports)
+            progress(printable(path), reports)
 
     def loaded(path: Path):
         def then(outcome: list | LoadError) -> list:
@@ -290,8 +298,8 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
 
 
 def _error_report(error: LoadError) -> DerivationReport:
-    return DerivationReport(name=error.file, file=error.file,
-                            error=f"{error.file}: {error.message}")
+    file = printable(error.file)
+    return DerivationReport(name=file, file=file, error=f"{file}: {printable(error.message)}")
 
 
 def load_paths(paths: list[str], settings: VerifySettings | None = None) -> list:

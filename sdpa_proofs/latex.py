@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 
 from sympy import Add, Expr
+from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
 
+from .citations import Cite
 from .derivation import Derivation
 from .models import resolve_models
-from .registry import resolve
+from .registry import is_builtin, resolve
 from .report import DerivationReport
 from .rules import Lemma
 from .sealing import UserRule
@@ -19,7 +21,24 @@ from .text import in_reading_order
 
 class ProofPrinter(LatexPrinter):
     """E[X], Var(X), sd(X); nested sums as sum_i sum_j; the off-diagonal sum as sum_{i != j};
-    products in reading order (d, then q before k) rather than SymPy's alphabetical order."""
+    products in reading order (d, then q before k) rather than SymPy's alphabetical order.
+    A name that is not a plain identifier (a user's Symbol("\\input{...}")) prints as
+    escaped text, never as TeX."""
+
+    def _print_Symbol(self, expr: Expr, style: str = "plain") -> str:
+        if _IDENTIFIER.fullmatch(expr.name):
+            return super()._print_Symbol(expr, style)
+        return r"\text{%s}" % escape(expr.name)
+
+    _print_Dummy = _print_Symbol
+
+    def _print_Function(self, expr: Expr, exp: str | None = None) -> str:
+        name = expr.func.__name__
+        if isinstance(expr, AppliedUndef) and not _IDENTIFIER.fullmatch(name):
+            arguments = ", ".join(self._print(a) for a in expr.args)
+            printed = r"\text{%s}\left(%s\right)" % (escape(name), arguments)
+            return printed if exp is None else r"%s^{%s}" % (printed, exp)
+        return super()._print_Function(expr, exp)
 
     def _print_Mul(self, expr: Expr) -> str:
         return in_reading_order(self, expr, super()._print_Mul)
@@ -76,26 +95,77 @@ def to_latex(expr: Expr) -> str:
     return ProofPrinter().doprint(expr)
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _SPECIAL = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-            "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-            "<": r"\textless{}", ">": r"\textgreater{}"}
+            "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+            "\\": r"\textbackslash{}", "<": r"\textless{}", ">": r"\textgreater{}"}
+#: the control sequences user text may use in $...$: symbols and layout, nothing that reads,
+#: writes or defines (\input, \openout, \def, \catcode, \write are not here)
+SAFE_MATH = frozenset("""
+    alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
+    pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta
+    Lambda Xi Pi Sigma Upsilon Phi Psi Omega ell
+    sum prod int frac dfrac tfrac binom sqrt cdot cdots ldots dots times div pm mp le leq ge geq
+    ne neq approx sim simeq propto equiv to mapsto rightarrow leftarrow Rightarrow iff implies
+    infty partial nabla in notin subset subseteq cup cap forall exists emptyset circ star ast
+    prime top intercal dagger mid
+    max min log exp ln sin cos tan tanh lim sup inf det
+    mathbb mathcal mathrm mathbf mathit operatorname text mathopen mathclose displaystyle limits
+    left right big Big bigl bigr Bigl Bigr langle rangle lVert rVert lvert rvert
+    quad qquad hat bar tilde vec overline underline
+""".split())
+_CONTROL = re.compile(r"\\([A-Za-z]+|.?)", re.S)
+
+
+def escape(prose: str) -> str:
+    """Plain text for TeX's text mode: every special character escaped."""
+    return "".join(_SPECIAL.get(c, c) for c in prose)
+
+
+def safe_math(body: str) -> bool:
+    """Whether the body of a $...$ uses only whitelisted control sequences, balanced braces,
+    and none of TeX's tricks for making control sequences (^^5c is a backslash) or comments."""
+    if "^^" in body or any(c in body for c in "%#&\n"):
+        return False
+    for match in _CONTROL.finditer(body):
+        name = match.group(1)
+        if name not in SAFE_MATH and name not in (",", ";", ":", "!", "{", "}", "|", " "):
+            return False
+    depth = 0
+    for c in _CONTROL.sub("", body):
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def text(prose: str) -> str:
-    """Prose for text mode: $...$ passes through as math, everything else is escaped."""
-    parts = re.split(r"(\$[^$]*\$)", prose)
-    return "".join(p if p.startswith("$") and p.endswith("$") and len(p) > 1
-                   else "".join(_SPECIAL.get(c, c) for c in p) for p in parts)
+    """Prose for text mode: a $...$ whose math is safe passes through as math; everything else,
+    unpaired $ included, is escaped."""
+    parts = re.split(r"(\$[^$]+\$)", str(prose))
+    return "".join(p if len(p) > 2 and p[0] == p[-1] == "$" and safe_math(p[1:-1])
+                   else escape(p) for p in parts)
 
 
 def rule_citation(by) -> str:
-    """How a step's rules read in the margin."""
+    """How a step's rules read in the margin: the built-in rules' own LaTeX; a lemma as its
+    equation, printed here; anything of the user's as escaped text."""
     try:
         rules = resolve(by)
     except KeyError:
         return text(str(by))
-    return "; ".join(r.latex if r.latex.startswith("$") or r.latex.startswith("by $")
-                     else text(r.latex) for r in rules)
+    return "; ".join(_citation(r) for r in rules)
+
+
+def _citation(rule) -> str:
+    if is_builtin(rule):
+        return rule.latex if rule.latex.startswith("$") else text(rule.latex)
+    if isinstance(rule, Lemma):
+        equation = rule.equation
+        return rf"by ${to_latex(equation.lhs)} = {to_latex(equation.rhs)}$"
+    if isinstance(rule, Cite):
+        return "by " + escape(rule.derivation.name)
+    return "by " + escape(str(getattr(rule, "name", "") or type(rule).__name__))
 
 
 def derivation_math(derivation: Derivation) -> str:
@@ -146,7 +216,7 @@ def document(derivation: Derivation, report: DerivationReport | None = None,
              assumptions: list = ()) -> str:
     """A standalone article: title, the models' assumptions, the claim, the proof (and what it
     rests on beyond the toolkit's trusted base), the check."""
-    laws = [rf"\item \emph{{{text(model.title)}}}: " + " ".join(model.assumptions())
+    laws = [rf"\item \emph{{{text(model.title)}}}: " + " ".join(map(text, model.assumptions()))
             for model in resolve_models(derivation.models)]
     resting = [_assumption(x) for x in assumptions]
     claim = (f"{to_latex(derivation.claim.lhs)} {LATEX_RELATIONS[derivation.relation]} "

@@ -59,7 +59,8 @@ class ExactEvaluator:
     def value(self, expr: Expr, fixed: dict | None = None) -> Expr:
         """Closed form of ``expr`` when its free indices take the pairwise-distinct-by-block
         values ``fixed`` (index -> Block)."""
-        return self._value(moments_as_expectations(expr), fixed or {})
+        fixed = fixed or {}
+        return self._value(_decide_deltas(moments_as_expectations(expr), fixed), fixed)
 
     def _value(self, expr: Expr, fixed: dict) -> Expr:
         if self.model.index_generic:
@@ -148,6 +149,18 @@ class ExactEvaluator:
         order = list(blocks)
         return result * self.model.joint_moment([blocks[b] for b in order],
                                                 [tilts.get(b, {}) for b in order])
+
+
+def _decide_deltas(expr: Expr, fixed: dict) -> Expr:
+    """delta_{ij} for free indices whose case is fixed: 1 in the same block, 0 in different
+    ones (the case i = j of a statement E[q_i q_j] = sigma^2 delta_ij)."""
+    def decided(delta: Expr) -> Expr:
+        a, b = (fixed.get(x, Block(("value", x)) if x.is_Integer else None)
+                for x in delta.args)
+        if a is None or b is None:
+            return delta
+        return sp.S.One if a == b else sp.S.Zero
+    return expr.replace(lambda e: isinstance(e, sp.KroneckerDelta), decided)
 
 
 def is_exponential(expr: Expr) -> bool:

@@ -118,8 +118,8 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
     atoms = sorted(moment_atoms(claim.lhs) | moment_atoms(claim.rhs), key=sp.default_sort_key)
     if random_coordinates(claim.lhs) | random_coordinates(claim.rhs):
         return check_pointwise(claim, model, dims, seed)
-    if not moment_atoms(claim.lhs):
-        return []  # nothing random to estimate
+    if not atoms:
+        return []  # nothing random to estimate, on either side
     entries = [x for x in claim.atoms(sp.Indexed) if not is_random_coordinate(x)]
     if entries:  # e.g. tr Sigma_qk: a sum of matrix entries, not a closed form in d
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,

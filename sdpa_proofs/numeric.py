@@ -133,14 +133,23 @@ def _degree(expr: Expr, v: Indexed) -> int | None:
     return None
 
 
+def unit(scale: mpmath.mpf) -> mpmath.mpf:
+    """What a difference is measured against when both sides are about zero: the size of the
+    terms involved, but never more than 1, so that a term of size 10^60 that cancels cannot
+    make an error of size 1 look like 60 agreeing digits."""
+    return min(scale, mpmath.mpf(1))
+
+
 def matching_digits(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, required: int,
                     dps: int) -> float:
-    """Significant digits to which a and b agree; relative to ``scale`` when both are ~0."""
+    """Significant digits to which a and b agree; when both are about 0, relative to the
+    ``unit`` of the terms involved."""
     difference = abs(a - b)
     if difference == 0:
         return float(dps)
     magnitude = max(abs(a), abs(b))
-    reference = magnitude if magnitude > scale * mpmath.mpf(10) ** -required else scale
+    floor = unit(scale)
+    reference = magnitude if magnitude > floor * mpmath.mpf(10) ** -required else floor
     if reference == 0:
         return 0.0
     return float(min(dps, max(0, -mpmath.log10(difference / reference))))
@@ -167,7 +176,7 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                              **{str(k): int(v) for k, v in indices.items()},
                              **{str(k): str(v) for k, v in arbitrary.items()}}
                     try:
-                        pairs = list(evaluate(sides, model, substitution, point, dim))
+                        pairs = _resolved(evaluate, sides, model, substitution, point, dim)
                     except UnsupportedExpression as error:
                         return Verdict(UNDECIDED, f"numeric: {error}")
                     for lhs, rhs, scale, at in pairs:
@@ -196,16 +205,41 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
     return Verdict(PASS, digits=lowest)
 
 
+MAX_EXTRA_DIGITS = 600  # the most the precision is raised to see through cancelling terms
+
+
+def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
+    """The pairs of values, evaluated again with more digits while the terms involved are much
+    larger than the values (terms of size 10^60 that cancel): the working precision's noise
+    must stay below 10^-dps of the values, so that no difference can hide under the terms."""
+    base, extra = mpmath.mp.dps, 0
+    pairs = list(evaluate(sides, model, substitution, point, dim))
+    for _ in range(4):  # the values are noise until the precision reaches them
+        needed = max(int(mpmath.floor(mpmath.log10(scale / max(abs(lhs), abs(rhs), 1))))
+                     for lhs, rhs, scale, _ in pairs) if pairs else 0
+        if needed <= extra:
+            return pairs
+        extra = needed + 2
+        if extra > MAX_EXTRA_DIGITS:
+            raise UnsupportedExpression(f"terms of size 10^{needed} cancel; seeing a difference "
+                                        f"under them needs more than {MAX_EXTRA_DIGITS} extra "
+                                        "digits")
+        with mpmath.workdps(base + extra):
+            pairs = list(evaluate(sides, model, substitution, point, dim))
+    raise UnsupportedExpression("the values did not settle as the precision was raised")
+
+
 def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
                    where: dict) -> Verdict:
     """lhs relation rhs at one point.  A violation larger than the working precision can
     explain refutes; equality within the required digits satisfies <= but not <; in between
     is undecided."""
     margin = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
-    tolerance = scale * mpmath.mpf(10) ** -settings.digits
+    size = max(unit(scale), abs(lhs), abs(rhs))
+    tolerance = size * mpmath.mpf(10) ** -settings.digits
     if margin > tolerance or (margin >= -tolerance and relation in ("<=", ">=")):
         return Verdict(PASS)
-    if margin < -scale * mpmath.mpf(10) ** -DIFFERENT_BELOW or relation in ("<", ">"):
+    if margin < -size * mpmath.mpf(10) ** -DIFFERENT_BELOW or relation in ("<", ">"):
         values = f"{mpmath.nstr(lhs, 20)} {SYMBOLS[relation]} {mpmath.nstr(rhs, 20)} is false"
         return Verdict(FAIL, f"at {format_point(where)}: {values}",
                        counterexample={**where, "lhs": mpmath.nstr(lhs, 25),

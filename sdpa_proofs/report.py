@@ -9,7 +9,15 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .verdicts import FAIL, PASS, UNDECIDED, MonteCarloResult, Verdict, combine
+from .verdicts import (
+    FAIL,
+    NOT_APPLICABLE,
+    PASS,
+    UNDECIDED,
+    MonteCarloResult,
+    Verdict,
+    combine,
+)
 
 VERIFIED, FAILED, ERROR = "verified", "failed", "error"
 REFUTED = "refuted"  # an expected refutation: the derivation fails exactly where it is meant to
@@ -128,6 +136,13 @@ class DerivationReport:
             for m in self.models)
 
     @property
+    def claim_held(self) -> bool:
+        """Monte Carlo sampled the claim and found it true everywhere: a refuted step then
+        documents a wrong step towards a true claim, not a false claim."""
+        sampled = [r for m in self.models for r in m.monte_carlo if r.status != NOT_APPLICABLE]
+        return bool(sampled) and all(r.status == PASS for r in sampled)
+
+    @property
     def expected(self) -> str:
         if self.expected_refuted_at is None:
             return VERIFIED
@@ -186,8 +201,10 @@ def _verdict_json(v: Verdict) -> dict:
 
 
 def finite_row(row: dict) -> dict:
-    """JSON has no NaN: an estimate that could not be made is null."""
-    return {k: None if isinstance(v, float) and math.isnan(v) else v for k, v in row.items()}
+    """JSON has no NaN or infinity: an estimate that could not be made, or that overflowed, is
+    null."""
+    return {k: None if isinstance(v, float) and not math.isfinite(v) else v
+            for k, v in row.items()}
 
 
 def _step_json(d: DerivationReport, n: int) -> dict:
@@ -204,7 +221,7 @@ def _derivation_json(d: DerivationReport) -> dict:
     return {
         "name": d.name, "file": d.file, "title": d.title, "claim": d.claim, "status": d.status,
         "where": d.definitions, "distinct": d.hypotheses, "assumptions": d.assumptions,
-        "assumed_steps": d.assumed_steps,
+        "assumed_steps": d.assumed_steps, "claim_held_in_monte_carlo": d.claim_held,
         "expected": d.expected,
         "error": d.error or d.timed_out or None,
         "traceback": d.internal or None,
@@ -228,11 +245,31 @@ def write_atomically(path: Path, text: str) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
+        os.chmod(temporary, 0o666 & ~_umask())  # as open() would make it, not mkstemp's 0600
         os.replace(temporary, path)
     except BaseException:
         os.unlink(temporary)
         raise
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_json(report: RunReport, path: Path) -> None:
-    write_atomically(path, json.dumps(report.to_json(), indent=2, allow_nan=False) + "\n")
+    write_atomically(path, json.dumps(_finite(report.to_json()), indent=2, allow_nan=False,
+                                      ensure_ascii=False).encode("utf-8", "replace").decode()
+                     + "\n")
+
+
+def _finite(data):
+    """Every non-finite number in a report (digits, estimates) as null, however deep."""
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [_finite(v) for v in data]
+    if isinstance(data, float) and not math.isfinite(data):
+        return None
+    return data

@@ -32,7 +32,7 @@ from .report import DerivationReport, ModelReport, StepReport
 from .rulecheck import rule_check
 from .rules import Lemma
 from .sealing import UserRule, seal, unseal, user_code_steps
-from .text import show
+from .text import printable, show
 from .validation import fits_model, validate
 from .verdicts import FAIL, PASS, UNDECIDED, MonteCarloResult, Verdict
 
@@ -50,6 +50,7 @@ class VerifySettings:
     strict: bool = False  # a proof that rests on assumptions fails the run
     debug: bool = False  # keep tracebacks of exceptions in derivation files
     jobs: int | None = None  # worker processes (None: one per core)
+    memory: float | None = 8.0  # GiB of address space each worker may use; None: no cap
 
 
 class InternalError(Exception):
@@ -66,7 +67,8 @@ def verify_derivation(derivation: Derivation, settings: VerifySettings | None = 
         sealed = seal(derivation)
         sealed["user_verdicts"] = user_rule_verdicts(derivation, sealed, settings)
     except BadInput as error:
-        return DerivationReport(str(derivation.name), str(derivation.file), error=str(error))
+        return DerivationReport(printable(derivation.name), printable(derivation.file),
+                                error=str(error))
     return check_sealed(sealed, settings, progress)
 
 
@@ -105,10 +107,11 @@ def check_sealed(sealed: dict, settings: VerifySettings,
     """Rebuild a sealed derivation, validate its declarations, check every step under each
     model and back its claim by Monte Carlo."""
     started = time.perf_counter()
-    report = DerivationReport(str(sealed.get("name", "?")), str(sealed.get("file", "?")),
-                              expected_refuted_at=sealed.get("expect_refuted_at"))
+    report = DerivationReport(printable(sealed.get("name", "?")),
+                              printable(sealed.get("file", "?")))
     try:
         derivation = _rebuilt(sealed)
+        report.expected_refuted_at = derivation.expect_refuted_at
         models = [get_model(m) for m in settings.models] if settings.models \
             else resolve_models(derivation.models)
         validate(derivation, models)
@@ -253,7 +256,7 @@ def _check_under(derivation: Derivation, rules: list, model: Model, settings: Ve
             index=n, rule=" + ".join(step.rule_names), expression=show(step.expr),
             why=step.why, location=f"{step.file}:{step.line}", relation=step.rel,
             rule_check=rule, exact_check=exact, numeric_check=numeric))
-    result.conclusion = _conclusion(derivation, claim)
+    result.conclusion = budgeted(_conclusion, derivation, claim)
     return result
 
 
@@ -272,11 +275,15 @@ def _user_verdict(verdicts: dict, model: Model, rules: list) -> Verdict:
 
 
 def _sample(claim, model: Model, settings: VerifySettings) -> list[MonteCarloResult]:
-    try:
-        return check_claim(claim, model, settings.monte_carlo_dimensions)
-    except Exception as error:  # noqa: BLE001 - a claim the sampler cannot handle is n/a
+    def undecided(why: str) -> list[MonteCarloResult]:
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
-                                 f"Monte Carlo could not run: {type(error).__name__}: {error}")]
+                                 f"Monte Carlo could not run: {why}")]
+
+    try:
+        return within_budget(lambda: check_claim(claim, model, settings.monte_carlo_dimensions),
+                             settings.budget, undecided)
+    except Exception as error:  # noqa: BLE001 - a claim the sampler cannot handle is n/a
+        return undecided(f"{type(error).__name__}: {error}")
 
 
 def _conclusion(derivation: Derivation, claim) -> Verdict:

@@ -23,6 +23,7 @@ from .errors import BadInput
 from .models import MODELS, GaussianMatrixModel, Latent, LatentLinearModel, Model
 from .registry import RULES, is_builtin
 from .rules import Lemma, Rule
+from .text import printable
 
 #: the SymPy classes a sealed expression may be built from, by name
 VOCABULARY = {cls.__name__: cls for cls in (
@@ -102,9 +103,11 @@ def unseal_expr(data: list) -> Expr:
 
 
 def _text(value) -> str:
+    """A string from a derivation file, with anything that would act on a terminal or in XML
+    written out (see text.printable)."""
     if not isinstance(value, str):
-        raise BadInput(f"expected a name, got {value!r}")
-    return value
+        raise BadInput(f"expected a name, got {printable(repr(value))}")
+    return printable(value)
 
 
 def _flags(value) -> dict:

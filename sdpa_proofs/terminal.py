@@ -56,7 +56,8 @@ def _monte_carlo(d: DerivationReport) -> Text:
 
 def _status(d: DerivationReport) -> Text:
     if d.status == REFUTED:
-        return _cell(REFUTED, f"refuted at {d.expected_refuted_at}, as expected")
+        held = "; the claim held" if d.claim_held else ""
+        return _cell(REFUTED, f"refuted at {d.expected_refuted_at}, as expected{held}")
     if d.expected_refuted_at is not None and d.status == FAILED:
         return _cell(FAILED, f"failed (expected refuted at {d.expected_refuted_at})")
     if d.status == ASSUMING:
@@ -95,6 +96,10 @@ def failure_details(d: DerivationReport) -> list[Text]:
         lines.append(Text(f"{d.name}: expected to be refuted at step {d.expected_refuted_at}, "
                           f"but the first failing step is {found}", style="bold red"))
     expected = d.status == REFUTED  # then only the refuting step, shown as information
+    if expected and d.claim_held:
+        lines.append(Text(f"{d.name}: step {d.expected_refuted_at} is wrong as expected, but the "
+                          "claim itself held in every Monte Carlo sample: a wrong step towards "
+                          "a true claim, not a false claim", style="yellow"))
     for m in d.models:
         for s in m.steps:
             if expected and s.index != d.expected_refuted_at:

@@ -45,7 +45,8 @@ class TextPrinter(StrPrinter):
         base = self._print_Symbol(expr.base.label)
         indices = [self._print(i) for i in expr.indices]
         if len(indices) == 1 and "_" not in base:
-            return f"{base}_{indices[0]}"
+            index = indices[0]
+            return f"{base}_{index}" if expr.indices[0].is_Atom else f"{base}_{{{index}}}"
         return f"{base}[{','.join(indices)}]"
 
     def _print_E(self, expr: Expr) -> str:
@@ -102,3 +103,19 @@ class TextPrinter(StrPrinter):
 
 def show(expr: Expr) -> str:
     return TextPrinter().doprint(expr)
+
+
+def _shown(code: int) -> bool:
+    """Characters that would act rather than show: C0 controls but newline and tab, DEL, C1
+    (ESC and CSI start terminal escapes, CR overwrites a line), lone surrogates, Unicode's
+    direction overrides, and the two non-characters XML forbids."""
+    return (code < 32 and code not in (9, 10)) or 0x7F <= code <= 0x9F \
+        or 0xD800 <= code <= 0xDFFF or 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069 \
+        or code in (0xFFFE, 0xFFFF)
+
+
+def printable(value: object) -> str:
+    """Text from a user (names, titles, messages) made safe to print, log and put in XML:
+    every character that would act is written out as \\xNN or \\uNNNN instead."""
+    return "".join((f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+                   if _shown(ord(c)) else c for c in str(value))

@@ -236,11 +236,36 @@ def fits_model(derivation: Derivation, model: Model) -> None:
         expr = unfold(sp.sympify(expr), where)
         for coordinate in sorted(expr.atoms(Indexed), key=sp.default_sort_key):
             _coordinate_fits(place, coordinate, model)
+        for total in expr.atoms(sp.Sum, SumOverDistinct, MaxOver):
+            _integer_limits(place, total)
         for total in expr.atoms(sp.Sum, SumOverDistinct):
             _range_fits(place, total, model)
 
 
+def _integer_limits(place: str, binder: Expr) -> None:
+    """Sums and maxima run between integers: Σ_{i=1}^{n/2} 1 is n/2 only for even n."""
+    ends = [binder.upper] if isinstance(binder, SumOverDistinct) else \
+        [end for _, lower, upper in binder.limits for end in (lower, upper)]
+    for end in ends:
+        if not end.is_integer:
+            raise BadInput(f"{place}: {show(binder)} runs to {show(end)}, which is not known to "
+                           "be an integer (use integer symbols, or floor/ceiling)")
+
+
 def _coordinate_fits(place: str, coordinate: Indexed, model: Model) -> None:
+    """A coordinate (or matrix entry) is indexed by index symbols or whole numbers from 1 on:
+    the engines count which indices coincide, and q_{j+3} coincides with q_i in ways they do
+    not track."""
+    for index in coordinate.indices:
+        plain = (isinstance(index, Symbol) and index.is_integer) or \
+            (index.is_Integer and index >= 1)
+        if not plain:
+            raise BadInput(f"{place}: {show(coordinate)} is indexed by {show(index)}: a "
+                           "coordinate takes an integer index symbol or a whole number from 1 "
+                           "(arithmetic on indices is not supported; name the index)")
+        if index.is_Integer and (index - model.dimension).is_positive:
+            raise BadInput(f"{place}: {show(coordinate)} lies beyond the dimension "
+                           f"{model.dimension}")
     if not is_random_coordinate(coordinate):
         if coordinate.base not in model.indexed_parameters:
             raise BadInput(f"{place}: {show(coordinate)} is neither a coordinate of a random "
