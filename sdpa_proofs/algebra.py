@@ -53,7 +53,9 @@ def _distribute(expr: Expr) -> Expr:
 
 
 def _canonical_index(depth: int) -> Symbol:
-    return Symbol(f"ι{depth}", integer=True, positive=True)
+    """The name of the index bound at nesting depth n.  An integer, and nothing more: a sum may
+    run over -d..0, so assuming the index positive would let SymPy turn |t| into t."""
+    return Symbol(f"ι{depth}", integer=True)
 
 
 def rename_bound(expr: Expr, depth: int = 0) -> Expr:
@@ -98,7 +100,7 @@ def readable(expr: Expr) -> Expr:
     taken = {str(s) for s in renamed.free_symbols}
     names = [n for n in ("i", "j", "l", "m", "n", "r", "s", "t") if n not in taken]
     depth_symbols = sorted({s for s in renamed.atoms(Symbol) if str(s).startswith("ι")}, key=str)
-    return renamed.xreplace({s: Symbol(names[int(str(s)[1:])], integer=True, positive=True)
+    return renamed.xreplace({s: Symbol(names[int(str(s)[1:])], integer=True)
                              for s in depth_symbols if int(str(s)[1:]) < len(names)})
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .algebra import algebraically_equal, canonical
 from .bounds import LOWER, UPPER, BoundRule
 from .derivation import Derivation
-from .expressions import unfold
+from .expressions import index_symbols, unfold
 from .models import indices_known_distinct
 from .registry import resolve
 from .relations import implies
@@ -41,8 +41,9 @@ class Cite(BoundRule):
         relation = self.derivation.relation
         if relation == "=" or type(node) not in (type(self.lhs), type(self.rhs)):
             return  # an equation rewrites instead; other kinds of node cannot match
-        if self.derivation.distinct:
-            return  # its hypotheses i != j cannot be checked where a bound would apply
+        if self.derivation.distinct or any(
+                not x.is_Integer and x in ranges.bound for x in index_symbols(self.lhs)):
+            return  # hypotheses on its indices cannot be checked where a bound would apply
         form = canonical(node)
         if form == self._patterns[0]:
             yield self.rhs, _SIDES[relation]
@@ -59,7 +60,7 @@ class Cite(BoundRule):
                                     f"cited {self.derivation.name} holds for {a} ≠ {b} only, "
                                     "which is not known here"):
                 return None
-        problem = self.establish(ctx)
+        problem = ctx.generic_indices_apply(self.lhs) or self.establish(ctx)
         return self.rhs if ctx.precondition(problem is None, problem or "") else None
 
     def establish(self, ctx: Context) -> str | None:

@@ -77,7 +77,7 @@ def enclosure(expr: Expr, ranges: Ranges) -> Interval:
     if expr.is_number:
         return _number(expr)
     if expr.is_Symbol:
-        return _symbol(expr)
+        return ranges.bound.get(expr) or _symbol(expr)  # a bound index lies in its range
     for kind, rule in _RULES:
         if isinstance(expr, kind):
             return rule(expr, ranges)
@@ -91,6 +91,7 @@ def _number(x: Expr) -> Interval:
 
 
 def _symbol(x: Expr) -> Interval:
+    """What the symbol's assumptions say (a bound index's range says more: see enclosure)."""
     if x.is_integer and x.is_positive:
         return S.One, S.Infinity
     if x.is_nonnegative:

@@ -215,8 +215,9 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
     base, extra = mpmath.mp.dps, 0
     pairs = list(evaluate(sides, model, substitution, point, dim))
     for _ in range(4):  # the values are noise until the precision reaches them
-        needed = max(int(mpmath.floor(mpmath.log10(scale / max(abs(lhs), abs(rhs), 1))))
-                     for lhs, rhs, scale, _ in pairs) if pairs else 0
+        needed = max((int(mpmath.floor(mpmath.log10(scale / max(abs(lhs), abs(rhs), 1))))
+                      for lhs, rhs, scale, _ in pairs if scale > max(abs(lhs), abs(rhs), 1)),
+                     default=0)
         if needed <= extra:
             return pairs
         extra = needed + 2

@@ -23,6 +23,7 @@ from .expressions import (
     SumOverDistinct,
     Var,
     bound_indices,
+    index_symbols,
     is_deterministic,
     is_random_coordinate,
     random_coordinates,
@@ -59,6 +60,27 @@ class Context:
             return replace(self, ranges={**self.ranges,
                                          **{v: (lo, hi) for v, lo, hi in node.limits}})
         return self
+
+    def names_a_coordinate(self, index: Expr) -> bool:
+        """An index known to lie in 1..dimension: a free index symbol (the convention of
+        derivations), one bound here to a range inside 1..dimension, or a whole number between
+        1 and the dimension; not j + 1, 0 or n + 1."""
+        dimension = self.model.dimension
+        if index in self.ranges:
+            lower, upper = self.ranges[index]
+            return bool((lower - 1).is_nonnegative and (upper - dimension).is_nonpositive)
+        if index.is_Symbol:
+            return bool(index.is_integer and index.is_positive)
+        return bool(index.is_Integer and index >= 1 and (index - dimension).is_nonpositive)
+
+    def generic_indices_apply(self, fact: Expr) -> str | None:
+        """A fact with free indices holds for each index in 1..dimension: where one of them is
+        bound to another range here, why the fact does not apply, else None."""
+        for index in sorted(index_symbols(fact), key=sp.default_sort_key):
+            if not index.is_Integer and not self.names_a_coordinate(index):
+                return (f"the fact holds for {index} in 1..{self.model.dimension}, but here "
+                        f"{index} runs over {'..'.join(map(str, self.ranges[index]))}")
+        return None
 
     def precondition(self, holds: bool, reason: str) -> bool:
         """Whether the rewrite may go ahead; a failed precondition is recorded either way."""
@@ -365,7 +387,7 @@ class VarianceScaling(Rule):
 
 
 def _fresh_copy(s: Expr) -> Expr:
-    renaming = {v: Dummy(v.name, integer=True, positive=True) for v in bound_indices(s)}
+    renaming = {v: Dummy(v.name, **v._assumptions_orig) for v in bound_indices(s)}
     if isinstance(s, SumOverDistinct):
         return SumOverDistinct(s.function.xreplace(renaming), *(renaming[v] for v in s.indices),
                                s.upper)
@@ -471,22 +493,9 @@ class Sift(Rule):
             if isinstance(factor, KroneckerDelta) and index in factor.args:
                 other = factor.args[0] if factor.args[1] == index else factor.args[1]
                 if lower == 1 and upper == ctx.model.dimension and other != index \
-                        and _names_a_coordinate(other, ctx):
+                        and ctx.names_a_coordinate(other):
                     return (node.function / factor).xreplace({index: other})
         return None
-
-
-def _names_a_coordinate(index: Expr, ctx: Context) -> bool:
-    """An index known to lie in 1..dimension: a free index symbol (the convention of
-    derivations), one bound to a range inside 1..dimension, or an integer between 1 and the
-    dimension; not j + 1, 0 or n + 1."""
-    dimension = ctx.model.dimension
-    if index in ctx.ranges:
-        lower, upper = ctx.ranges[index]
-        return bool((lower - 1).is_nonnegative and (upper - dimension).is_nonpositive)
-    if index.is_Symbol:
-        return bool(index.is_integer and index.is_positive)
-    return bool(index.is_Integer and index >= 1 and (index - dimension).is_nonpositive)
 
 
 class MaxMonotone(Rule):
@@ -548,7 +557,8 @@ class Lemma(Rule):
         if type(node) is not type(self.equation.lhs) or canonical(node) != self._pattern:
             return None
         problem = self.holds.get(ctx.model.name, f"lemma {self.label} was not established "
-                                                 f"under {ctx.model.name}")
+                                                 f"under {ctx.model.name}") \
+            or ctx.generic_indices_apply(self.equation.lhs)
         if ctx.precondition(problem is None, problem or ""):
             ctx.assumed.append(self.assumption)
             return self.equation.rhs

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Symbol
 
+from . import expressions
 from . import models as _models
 from . import symbols as _symbols
 from .derivation import Derivation
@@ -45,8 +46,10 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
-        _no_capture(place, unfold(expr, derivation.where))
-        _maxima_not_empty(place, expr)
+        expr = unfold(expr, derivation.where)
+        _no_capture(place, expr)
+        _ranges_make_sense(place, expr)
+        _vectors_are_only_real(place, expr)
     _abbreviations(derivation, models, at)
     _hypotheses(derivation, at)
     for model in models:
@@ -120,13 +123,60 @@ def _no_capture(place: str, expr: Expr) -> None:
                                f"{show(binder)}: rename the index of the sum")
 
 
-def _maxima_not_empty(place: str, expr: Expr) -> None:
-    """A maximum over a range that may be empty (l = 2..n when n = 1) has no value."""
-    for maximum in expr.atoms(MaxOver):
-        (_, lower, upper), = maximum.limits
-        if not (upper - lower).is_nonnegative:
-            raise BadInput(f"{place}: {show(maximum)} ranges over {lower}..{upper}, which may be "
-                           "empty: a maximum needs at least one value")
+#: what a bound index may be declared beyond integer, with what its range must then show
+_INDEX_ASSUMPTIONS = {"positive": lambda lo, hi: (lo - 1).is_nonnegative,
+                      "nonnegative": lambda lo, hi: lo.is_nonnegative,
+                      "negative": lambda lo, hi: (hi + 1).is_nonpositive,
+                      "nonpositive": lambda lo, hi: hi.is_nonpositive}
+_IMPLIED = {"integer", "commutative", "real", "rational", "algebraic", "complex", "finite",
+            "hermitian", "extended_real", "infinite", "imaginary", "transcendental",
+            "irrational", "noninteger", "zero", "nonzero", "extended_positive",
+            "extended_nonnegative", "extended_negative", "extended_nonpositive",
+            "extended_nonzero"}
+
+
+def _ranges_make_sense(place: str, expr: Expr) -> None:
+    """Every sum and maximum runs forwards over integers its index may take: a range that may
+    run backwards means minus the gap to SymPy (Karr's convention) but nothing to a reader; a
+    maximum needs at least one value; and an index declared positive cannot run over -d..0."""
+    for binder in expr.atoms(*BINDERS):
+        if isinstance(binder, SumOverDistinct):
+            limits = [(x, sp.S.One, binder.upper) for x in binder.indices]
+        else:
+            limits = binder.limits
+        for index, lower, upper in limits:
+            empty_allowed = not isinstance(binder, MaxOver)
+            if not (upper - lower + (1 if empty_allowed else 0)).is_nonnegative:
+                raise BadInput(f"{place}: {show(binder)} runs over {show(lower)}..{show(upper)}, "
+                               "which may run backwards" + ("" if empty_allowed else
+                                                            " or be empty: a maximum needs "
+                                                            "at least one value"))
+            _index_fits_range(place, index, lower, upper)
+
+
+def _index_fits_range(place: str, index: Symbol, lower: Expr, upper: Expr) -> None:
+    if not index.is_integer:
+        raise BadInput(f"{place}: the index {index} of a sum must be declared an integer")
+    for name, value in index._assumptions_orig.items():
+        if name in _INDEX_ASSUMPTIONS and value:
+            if not _INDEX_ASSUMPTIONS[name](lower, upper):
+                raise BadInput(f"{place}: the index {index} is declared {name} but runs over "
+                               f"{show(lower)}..{show(upper)}")
+        elif name not in _IMPLIED and value:
+            raise BadInput(f"{place}: the index {index} is declared {name}, which its range "
+                           "does not say")
+
+
+def _vectors_are_only_real(place: str, expr: Expr) -> None:
+    """A random vector's coordinates are what its model says: declared real, nothing more (a
+    vector declared positive would let SymPy turn sqrt(v_1^2) into v_1 under a normal law)."""
+    for vector in {x.base for x in expr.atoms(Indexed) if is_random_coordinate(x)}:
+        extra = {k for k, v in vector.label._assumptions_orig.items()
+                 if k not in ("real", "commutative") and v is not None}
+        if extra:
+            raise BadInput(f"{place}: the random vector {vector} is declared "
+                           f"{', '.join(sorted(extra))}: declare it real only; its law is the "
+                           "model's to give")
 
 
 def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None:
@@ -157,10 +207,15 @@ def _model_symbols(model: Model) -> set:
 
 def _hypotheses(derivation: Derivation, at: str) -> None:
     """``distinct`` pairs name two different free indices of the statement: never an index a
-    sum binds, where "i != j" would drop the diagonal of the sum."""
+    sum binds, where "i != j" would drop the diagonal of the sum.  A free index names some
+    coordinate, 1..dimension, so it must be a positive integer symbol."""
     exprs = [derivation.claim.lhs, derivation.claim.rhs] + [s.expr for s in derivation.steps]
     exprs = [unfold(e, derivation.where) for e in exprs]
     free = set().union(*(index_symbols(e) for e in exprs))
+    for index in free:
+        if not index.is_Integer and not (index.is_integer and index.is_positive):
+            raise BadInput(f"{at}: the free index {index} names a coordinate (1..dimension): "
+                           "declare it Symbol(..., integer=True, positive=True)")
     bound = {x for e in exprs for b in e.atoms(*BINDERS) for x in bound_indices(b)}
     for pair in derivation.distinct:
         if len(pair) != 2 or not all(type(x) is Symbol and x.is_integer for x in pair):
@@ -189,13 +244,16 @@ def parameter_domains(model: Model) -> None:
     for point in model.parameter_points:
         for symbol, value in point.items():
             value = sp.sympify(value)
+            if symbol == model.dimension or not isinstance(symbol, Symbol):
+                raise BadInput(f"model {model.name}: a parameter point gives {symbol} a value; "
+                               "only parameters take values there (the checks choose d)")
             if not value.is_number or not value.is_real or not value.is_finite:
                 raise BadInput(f"model {model.name}: {symbol} = {value} is not a real number")
-            for assumption, holds in (("positive", value > 0), ("nonnegative", value >= 0),
-                                      ("integer", value.is_integer)):
-                if getattr(symbol, f"is_{assumption}") and not bool(holds):
+            for assumption, expected in symbol.assumptions0.items():
+                actual = getattr(value, f"is_{assumption}", None)
+                if actual is not None and actual != expected:
                     raise BadInput(f"model {model.name}: {symbol} = {value}, but {symbol} is "
-                                   f"{assumption}")
+                                   f"declared {'' if expected else 'not '}{assumption}")
             if str(symbol) == "rho" and not -1 <= value <= 1:
                 raise BadInput(f"model {model.name}: a correlation rho = {value} outside "
                                "[-1, 1]")
@@ -206,6 +264,20 @@ def parameter_domains(model: Model) -> None:
 
 
 def _latent_linear_domain(model: LatentLinearModel, point: dict) -> None:
+    """The model's structure (vectors, latents it loads on) and its values at ``point``."""
+    names = [latent.name for latent in model.latents]
+    if len(set(names)) < len(names):
+        raise BadInput(f"model {model.name}: two latents share a name")
+    for vector, loads in model.loadings.items():
+        if not isinstance(vector, expressions.RandomVector):
+            raise BadInput(f"model {model.name}: {vector} is not a RandomVector")
+        unknown = sorted(set(loads) - set(names))
+        if unknown:
+            raise BadInput(f"model {model.name}: {vector} loads on {', '.join(unknown)}, which "
+                           f"is not among its latents ({', '.join(names)})")
+    for vector in model.means:
+        if vector not in model.loadings:
+            raise BadInput(f"model {model.name}: a mean for {vector}, which has no loadings")
     for vector, loads in model.loadings.items():
         values = [sp.sympify(c).xreplace(point) for c in loads.values()]
         values.append(sp.sympify(model.means.get(vector, 0)).xreplace(point))

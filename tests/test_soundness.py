@@ -442,7 +442,7 @@ variance = Derivation(
 def test_a_maximum_over_a_range_that_may_be_empty_is_bad_input(tmp_path, capsys):
     write(tmp_path, "empty.py", EMPTY_MAXIMUM)
     code, output, _ = verify(tmp_path, capsys=capsys)
-    assert code == 2 and "may be empty" in output
+    assert code == 2 and "or be empty" in output
 
 
 def test_an_index_only_a_kronecker_delta_uses_is_an_index(tmp_path):
@@ -466,3 +466,98 @@ def test_the_numeric_check_never_passes_an_infinite_side():
     model = get_model("independent-normal")
     verdict = numeric_check(E(q[1] ** 2), oo, model, NumericSettings(), relation="<=")
     assert verdict.status == "undecided"
+
+
+# ---- found by attacking the checker, second round --------------------------------------------
+
+SECOND_ROUND = {
+    "an index without a sign over -d..0": (HEADER + '''
+t = Symbol("t", integer=True)
+honest = Derivation(claim=Le(q[1]**2, Sum(t + 4, (t, -d, 0)) + q[1]**2),
+                    models=["independent-normal"],
+                    steps=[Step(Sum(t + 4, (t, -d, 0)) + q[1]**2, "algebra", rel="<=")])
+''', None),
+    "a positive index over -d..0": (HEADER + '''
+positive = Derivation(claim=Le(q[1]**2, Sum(i + 4, (i, -d, 0)) + q[1]**2, evaluate=False),
+                      models=["independent-normal"],
+                      steps=[Step(Sum(i + 4, (i, -d, 0)) + q[1]**2, "algebra", rel="<=")])
+''', "declared positive but runs over"),
+    "a negative index over 1..d": (HEADER + '''
+t = Symbol("t", integer=True, negative=True)
+negative = Derivation(claim=Le(Sum(t, (t, 1, d)) + q[1]**2, 10 + q[1]**2, evaluate=False),
+                      models=["independent-normal"],
+                      steps=[Step(10 + q[1]**2, "algebra", rel="<=")])
+''', "declared negative but runs over"),
+    "a range that runs backwards (Karr's convention)": (HEADER + '''
+karr = Derivation(claim=Eq(Sum(1, (i, d, 6 - d)) + q[1], 7 - 2 * d + q[1]),
+                  models=["independent-normal"],
+                  steps=[Step(7 - 2 * d + q[1], "count_terms")])
+''', "may run backwards"),
+    "a random vector declared positive": (HEADER + '''
+v = RandomVector("v", positive=True)
+model = LatentLinearModel(
+    name="normal-v", title="v_i i.i.d. N(0, sigma_q^2)", dimension=d,
+    parameter_points=[{sigma_q: Rational(3, 7)}], latents=(Latent("u", NORMAL),),
+    loadings={v: {"u": sigma_q}}, description=("normal",))
+X = Symbol("X")
+absolute = Derivation(claim=Eq(Var(sqrt(X**2)), sigma_q**2), where={X: v[1]}, models=[model],
+                      steps=[Step(sigma_q**2, "model_variance")])
+''', "declare it real only"),
+    "a model that loads on an undeclared latent": (HEADER + '''
+v = RandomVector("v", real=True)
+model = LatentLinearModel(
+    name="typo", title="typo", dimension=d, parameter_points=[{sigma_q: Rational(3, 7)}],
+    latents=(Latent("u", NORMAL),), loadings={v: {"uu": sigma_q}}, description=("typo",))
+typo = Derivation(claim=Eq(E(v[1]), 0), models=[model], steps=[Step(0, "zero_mean")])
+''', "which is not among its latents"),
+    "a parameter point that fixes the dimension": (HEADER + '''
+import dataclasses
+from sdpa_proofs.models import independent
+pinned = dataclasses.replace(independent(NORMAL), name="pinned", parameter_points=[
+    {sigma_q: Rational(1, 2), sigma_k: Rational(1, 3), d: 1}])
+fixed = Derivation(claim=Eq(E(q[1] * k[1]), 0), models=[pinned],
+                   steps=[Step(E(q[1]) * E(k[1]), "independence"), Step(0, "zero_mean")])
+''', "only parameters take values there"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SECOND_ROUND))
+def test_second_round_attacks_do_not_verify(kind, tmp_path, capsys):
+    source, message = SECOND_ROUND[kind]
+    write(tmp_path, "attack.py", source)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and "verified" not in statuses(data).values()
+    if message:
+        assert code == 2 and message in output, output
+
+
+def test_algebra_knows_nothing_of_a_bound_index_but_its_range():
+    """Renaming bound indices for comparison must not make them positive: |t| is not t when t
+    runs over -d..0."""
+    from sympy import Abs, Sum, Symbol
+
+    from sdpa_proofs import d
+    from sdpa_proofs.algebra import algebraically_equal
+
+    t = Symbol("t", integer=True)
+    assert algebraically_equal(Sum(Abs(t), (t, -d, 0)), Sum(t, (t, -d, 0))) is not True
+
+
+def test_a_true_claim_whose_terms_all_vanish_is_no_internal_error(tmp_path, capsys):
+    write(tmp_path, "zero.py", HEADER + '''
+zero = Derivation(claim=Eq(E(q[1])**2, 0), models=["independent-normal"],
+                  steps=[Step(0, "zero_mean")])
+''')
+    code, _, data = verify(tmp_path, capsys=capsys)
+    assert code == 0 and statuses(data) == {"zero": "verified"}
+
+
+def test_monte_carlo_samples_statements_about_concrete_coordinates():
+    from sympy import Le
+
+    from sdpa_proofs import get_model, q
+    from sdpa_proofs.montecarlo import check_pointwise
+
+    results = check_pointwise(Le(q[1]**2, q[1]**2 + 1, evaluate=False),
+                              get_model("independent-normal"), dims=(64,))
+    assert results[0].status == "pass" and results[0].samples > 0

@@ -1,0 +1,235 @@
+"""Hostile input, round two: false claims with built-in rules only, and outputs (terminal, JSON,
+JUnit, LaTeX, files) that a contributor's derivation must not be able to break or turn against
+the machine that builds them."""
+
+import json
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from sources import GOOD, write
+
+from sdpa_proofs.cli import main
+
+HEADER = "from sympy import *\nfrom sdpa_proofs import *\n"
+
+
+def verify(tmp_path, *args, capsys):
+    report = tmp_path / "report.json"
+    code = main(["verify", str(tmp_path), "--no-monte-carlo", "--json", str(report), *args])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err, json.loads(report.read_text())
+
+
+def statuses(data) -> dict:
+    return {d["name"]: d["status"] for d in data["derivations"]}
+
+
+# ---- false claims with built-in rules ------------------------------------------------------
+
+@pytest.mark.parametrize("coordinate", ["q[j + 3]", "q[ceiling(j / 2)]", "q[d + 1]", "q[0]"])
+def test_index_arithmetic_is_bad_input(coordinate, tmp_path, capsys):
+    write(tmp_path, "shifted.py", HEADER + f'''
+shifted = Derivation(claim=Eq(E(q[i] * {coordinate}), 0), models=["independent-normal"],
+                     steps=[Step(E(q[i]) * E({coordinate}), "independence"),
+                            Step(0, "zero_mean")])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2
+    assert "arithmetic on indices is not supported" in output or "from 1" in output
+
+
+def test_digits_cannot_hide_under_terms_that_cancel(tmp_path, capsys):
+    """E[q_j^2] + E[10^60 k_j^2] - 10^60 sigma_k^2 is sigma_q^2, not sigma_q^2 + 1."""
+    write(tmp_path, "masked.py", HEADER + '''
+big = Integer(10)**60
+masked = Derivation(
+    claim=Eq(E(q[j]**2) + E(big * k[j]**2) - big * sigma_k**2, sigma_q**2 + 1),
+    models=["independent-normal"],
+    steps=[Step(sigma_q**2 + 1, "algebra")])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    step = data["derivations"][0]["models"][0]["steps"][0]
+    assert code == 1 and step["numeric_check"]["status"] == "fail"
+
+
+def test_a_cited_fact_for_distinct_indices_is_not_used_on_the_diagonal(tmp_path, capsys):
+    write(tmp_path, "_off_diagonal.py", HEADER + '''
+off_diagonal = Derivation(claim=Eq(E(q[i] * q[j]), 0), distinct=[(i, j)],
+                          models=["independent-normal"],
+                          steps=[Step(E(q[i]) * E(q[j]), "independence"),
+                                 Step(0, "zero_mean")])
+''')
+    write(tmp_path, "diagonal.py", HEADER + '''
+from _off_diagonal import off_diagonal
+double = Sum(Sum(E(q[i] * q[j]), (j, 1, d)), (i, 1, d))
+diagonal = Derivation(claim=Eq(double, 0), models=["independent-normal"],
+                      steps=[Step(Sum(Sum(0, (j, 1, d)), (i, 1, d)), cite(off_diagonal)),
+                             Step(0, "count_terms")])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert statuses(data)["diagonal"] == "failed"
+    assert "holds for i ≠ j only" in output or "j ≠ i only" in output
+
+
+def test_sum_limits_must_be_integers(tmp_path, capsys):
+    write(tmp_path, "half.py", HEADER + '''
+half = Derivation(claim=Eq(z[1] * Sum(1, (i, 1, n / 2)), z[1] * n / 2),
+                  models=["gaussian-logits"], steps=[Step(z[1] * n / 2, "count_terms")])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "not known to be an integer" in output
+
+
+def test_monte_carlo_samples_a_claim_written_the_other_way_round():
+    from sympy import Eq, Sum
+
+    from sdpa_proofs import E, d, get_model, i, k, q
+    from sdpa_proofs.montecarlo import check_claim
+
+    results = check_claim(Eq(0, E(Sum(q[i] * k[i], (i, 1, d))), evaluate=False),
+                          get_model("independent-normal"), dims=(64,))
+    assert results and results[0].status == "pass" and results[0].samples > 0
+
+
+def test_kronecker_deltas_of_free_indices_in_a_true_claim(tmp_path, capsys):
+    """E[q_i q_j] = sigma_q^2 delta_ij holds in both cases, i = j and i != j."""
+    from sympy import KroneckerDelta
+
+    from sdpa_proofs import E, get_model, i, j, q, sigma_q
+    from sdpa_proofs.exactcheck import exact_check
+
+    model = get_model("independent-normal")
+    assert exact_check(E(q[i] * q[j]), sigma_q**2 * KroneckerDelta(i, j), model).passed
+    wrong = exact_check(E(q[i] * q[j]), 2 * sigma_q**2 * KroneckerDelta(i, j), model)
+    assert wrong.status == "fail" and "i = j" in wrong.reason
+
+
+def test_a_wrong_step_towards_a_true_claim_says_the_claim_held(tmp_path, capsys):
+    write(tmp_path, "held.py", HEADER + '''
+held = Derivation(claim=Eq(E(Sum(q[i] * k[i], (i, 1, d))), 0), models=["independent-normal"],
+                  steps=[Step(Sum(E(q[i] * k[i]), (i, 1, d)), "linearity"),
+                         Step(Sum(E(q[i]) * E(k[i]) + 1, (i, 1, d)), "independence"),
+                         Step(0, "zero_mean")],
+                  expect_refuted_at=2)
+''')
+    report = tmp_path / "r.json"
+    code = main(["verify", str(tmp_path), "--json", str(report)])
+    output = capsys.readouterr().out
+    (entry,) = json.loads(report.read_text())["derivations"]
+    assert code == 0 and entry["status"] == "refuted"
+    assert entry["claim_held_in_monte_carlo"] is True
+    assert "the claim itself held" in output
+
+
+@pytest.mark.slow
+def test_a_runaway_expression_ends_within_its_budget_and_memory(tmp_path, capsys):
+    import time
+
+    write(tmp_path, "huge.py", HEADER + '''
+huge = Derivation(claim=Eq(E(q[1]) * (d + 1)**200000, 0), models=["independent-normal"],
+                  steps=[Step(0 * (d + 1), "zero_mean")])
+''')
+    started = time.monotonic()
+    code, output, data = verify(tmp_path, "--budget", "5", "--memory", "4", capsys=capsys)
+    assert time.monotonic() - started < 240
+    assert statuses(data)["huge"] != "verified" and code != 0
+
+
+# ---- outputs --------------------------------------------------------------------------------
+
+HOSTILE_TEX = HEADER + '''
+evil = Symbol(r"\\input{/etc/hostname}")
+model = LatentLinearModel(
+    name="mine", title=r"mine $\\immediate\\openout1=pwned.tex$", dimension=d,
+    parameter_points=[{sigma_q: Rational(1, 2)}],
+    latents=(Latent("u", NORMAL),), loadings={q: {"u": sigma_q}},
+    description=(r"$\\text{\\input{/etc/hostname}}$ and ^^5cinput", ))
+hostile = Derivation(
+    title=r"$\\text{\\input{/etc/hostname}}$ costs $5 & 100% of # ~",
+    claim=Eq(Var(q[1]) + 0 * evil, sigma_q**2), models=[model],
+    steps=[Step(sigma_q**2, ["model_variance", "algebra"],
+                r"it costs $5; $\\csname input\\endcsname{/etc/hostname}$")])
+'''
+
+
+def test_latex_from_a_hostile_derivation_reads_and_writes_nothing(tmp_path, capsys):
+    source = tmp_path / "src"
+    source.mkdir()
+    write(source, "hostile.py", HOSTILE_TEX)
+    out = tmp_path / "tex"
+    assert main(["latex", str(source), "-o", str(out)]) == 0
+    tex = (out / "hostile.tex").read_text()
+    inert = tex.replace(r"\textbackslash{}", "<backslash>")  # escaped: printed, not run
+    for forbidden in (r"\input", r"\openout", r"\csname", "^^5c"):
+        assert forbidden not in inert, forbidden
+    assert r"\$5" in tex
+    if shutil.which("pdflatex") is None:
+        pytest.skip("pdflatex not installed (.ci/run installs it)")
+    compiled = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error",
+                               "hostile.tex"], cwd=out, capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stdout[-2000:]
+    assert not (out / "pwned.tex").exists()
+    hostname = Path("/etc/hostname").read_text().strip() if Path("/etc/hostname").exists() else ""
+    if hostname and shutil.which("pdftotext"):
+        words = subprocess.run(["pdftotext", "hostile.pdf", "-"], cwd=out, capture_output=True,
+                               text=True).stdout
+        assert hostname not in words
+
+
+def test_output_names_stay_inside_the_folder_and_never_collide(tmp_path, capsys):
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        write(tmp_path / folder, "variance.py", GOOD)
+    write(tmp_path / "a", "escape.py", GOOD.replace("models=", 'name="../../escaped", models='))
+    write(tmp_path / "a", "absolute.py", GOOD.replace("models=", 'name="/tmp/absolute", models='))
+    out = tmp_path / "out"
+    assert main(["latex", str(tmp_path / "a"), str(tmp_path / "b"), "-o", str(out)]) == 0
+    written = sorted(p.name for p in out.iterdir())
+    assert len(written) == 4 and all(p.parent == out for p in out.iterdir())
+    assert "variance.tex" in written and "variance-2.tex" in written
+    assert not (tmp_path / "escaped.tex").exists() and not Path("/tmp/absolute.tex").exists()
+    assert (out / "variance.tex").stat().st_mode & 0o044  # readable as umask 022 makes it
+
+
+NAMES = {"control": "evil\\x07\\x1b[2J\\rALL VERIFIED", "markup": "[/bold][red]x",
+         "surrogate": "lone\\udc80", "bidi": "a\\u202eb"}
+
+
+@pytest.mark.parametrize("kind", sorted(NAMES))
+def test_reports_stay_valid_and_inert_whatever_the_names(kind, tmp_path, capsys):
+    write(tmp_path, "named.py", GOOD.replace("models=", f'name="{NAMES[kind]}", '
+                                                       f'title="{NAMES[kind]}", models='))
+    junit, report = tmp_path / "r.xml", tmp_path / "r.json"
+    code = main(["verify", str(tmp_path), "--no-monte-carlo", "--junit", str(junit),
+                 "--json", str(report)])
+    output = capsys.readouterr()
+    assert code == 0
+    ET.parse(junit)  # valid XML
+    data = json.loads(report.read_text())
+    assert data["derivations"][0]["status"] == "verified"
+    for text in (output.out, output.err, report.read_text(), junit.read_text()):
+        assert "\x1b" not in text and "\x07" not in text and "\r" not in text
+        assert "\u202e" not in text
+
+
+def test_an_infinite_estimate_still_gives_valid_reports(tmp_path):
+    from sdpa_proofs.report import (
+        DerivationReport,
+        ModelReport,
+        RunReport,
+        StepReport,
+        write_json,
+    )
+    from sdpa_proofs.verdicts import MonteCarloResult, Verdict
+
+    step = StepReport(1, "algebra", "x", "", "f.py:1", Verdict("pass", digits=float("inf")),
+                      Verdict("pass"), Verdict("pass", digits=float("inf")))
+    model = ModelReport("m", [step], monte_carlo=[MonteCarloResult(
+        64, 10, float("inf"), float("-inf"), float("inf"), float("nan"), "fail", "overflow")])
+    run = RunReport([DerivationReport("d", "f.py", models=[model])])
+    write_json(run, tmp_path / "r.json")
+    data = json.loads((tmp_path / "r.json").read_text())
+    assert data["derivations"][0]["models"][0]["monte_carlo"][0]["estimate"] is None
