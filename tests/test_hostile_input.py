@@ -135,7 +135,8 @@ huge = Derivation(claim=Eq(E(q[1]) * (d + 1)**200000, 0), models=["independent-n
     started = time.monotonic()
     code, output, data = verify(tmp_path, "--budget", "5", "--memory", "4", capsys=capsys)
     assert time.monotonic() - started < 240
-    assert statuses(data)["huge"] != "verified" and code != 0
+    # SymPy may take long already to build the claim (loading budget) or in a check (budget)
+    assert "verified" not in statuses(data).values() and code != 0
 
 
 # ---- outputs --------------------------------------------------------------------------------
