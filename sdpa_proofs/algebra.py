@@ -52,10 +52,15 @@ def _distribute(expr: Expr) -> Expr:
     return Add(*rebuilt)
 
 
+class BoundName(Symbol):
+    """The name algebra gives an index bound at some depth.  A class of its own, so that no
+    symbol of a derivation (which can only be a plain Symbol) is ever equal to it."""
+
+
 def _canonical_index(depth: int) -> Symbol:
     """The name of the index bound at nesting depth n.  An integer, and nothing more: a sum may
     run over -d..0, so assuming the index positive would let SymPy turn |t| into t."""
-    return Symbol(f"ι{depth}", integer=True)
+    return BoundName(f"ι{depth}", integer=True)
 
 
 def rename_bound(expr: Expr, depth: int = 0) -> Expr:
@@ -99,7 +104,7 @@ def readable(expr: Expr) -> Expr:
     renamed = rename_bound(expr)
     taken = {str(s) for s in renamed.free_symbols}
     names = [n for n in ("i", "j", "l", "m", "n", "r", "s", "t") if n not in taken]
-    depth_symbols = sorted({s for s in renamed.atoms(Symbol) if str(s).startswith("ι")}, key=str)
+    depth_symbols = sorted(renamed.atoms(BoundName), key=str)
     return renamed.xreplace({s: Symbol(names[int(str(s)[1:])], integer=True)
                              for s in depth_symbols if int(str(s)[1:]) < len(names)})
 
@@ -152,12 +157,12 @@ def simplifies_to_zero(expr: Expr) -> bool:
         return False
 
 
-def _stand_in(n: int, atom: Expr) -> Symbol:
+def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of the user's
     """An unknown for an opaque atom, assuming only what is true of every such atom: E[X] and
     sums are real, Var(X) and sd(X) are non-negative."""
     if isinstance(atom, (Var, SD)):
-        return Symbol(f"_atom{n}", nonnegative=True)
-    return Symbol(f"_atom{n}", real=True)
+        return sp.Dummy(f"atom{n}", nonnegative=True)
+    return sp.Dummy(f"atom{n}", real=True)
 
 
 def differs_somewhere(expr: Expr, probes: int) -> bool:
@@ -173,7 +178,10 @@ def differs_somewhere(expr: Expr, probes: int) -> bool:
 
 
 def random_value(symbol: Symbol, rng: random.Random):
+    """A seeded value the symbol's assumptions allow: integers as such (of either sign unless
+    declared otherwise), other reals as fractions."""
     if symbol.is_integer:
-        return sp.Integer(rng.randint(5, 40))
+        low = 5 if symbol.is_positive else 0 if symbol.is_nonnegative else -40
+        return sp.Integer(rng.randint(low, 40))
     value = sp.Rational(rng.randint(11, 97), rng.randint(7, 31))
     return value if symbol.is_positive or symbol.is_nonnegative else value * rng.choice([1, -1])

@@ -72,15 +72,15 @@ def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int) -> l
     return values
 
 
-def arbitrary_values(exprs: list[Expr]) -> dict:
+def arbitrary_values(exprs: list[Expr], draw: int = 0) -> dict:
     """Values for the symbols that neither the model nor the indices fix (a shift c in
-    softmax(z + c) = softmax(z)): the statement is about every value, so any seeded value will
-    do, respecting the symbol's assumptions."""
+    softmax(z + c) = softmax(z)): the statement is about every value, so seeded values will
+    do, respecting the symbols' assumptions; ``draw`` picks another set of them."""
     entries = {x for e in exprs for x in e.atoms(Indexed)}
     labels = {x.base.label for x in entries} | {i for x in entries for i in x.indices}
     free = sorted({x for e in exprs for x in e.free_symbols
                    if type(x) is sp.Symbol and x not in labels}, key=str)
-    rng = random.Random(20261129)
+    rng = random.Random(20261129 + 7919 * draw)
     return {x: random_value(x, rng) for x in free}
 
 

@@ -76,10 +76,10 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
         for indices in concrete_index_values([before, after], distinct, dim):
             sides = [concretise(f, {model.dimension: sp.Integer(dim)}, indices).doit()
                      for f in forms]
-            for _ in range(POINTWISE_DRAWS if maxima else 1):
+            for draw in range(POINTWISE_DRAWS if maxima else ARBITRARY_DRAWS):
                 values = {c: sp.Rational(rng.randint(-30, 30), rng.randint(5, 13))
                           for c in random_coordinates(sides[0]) | random_coordinates(sides[1])}
-                values.update(arbitrary_values(sides))
+                values.update(arbitrary_values(sides, draw))
                 difference = sp.N((sides[0] - sides[1]).xreplace(values), 50)
                 if difference.is_number and abs(difference) > mpmath.mpf(10) ** -30:
                     where = {str(model.dimension): dim,
@@ -113,6 +113,7 @@ def _exact_inequality(before: Expr, after: Expr, model: Model, distinct: frozens
 
 EXACT_DIMENSIONS = (2, 3, 4)
 POINTWISE_DRAWS = 8  # exact points per case where a maximum leaves only refutation
+ARBITRARY_DRAWS = 3  # exact points per case otherwise
 
 
 def _search_counterexample(cases: list, model: Model, distinct: frozenset,

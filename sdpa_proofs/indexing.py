@@ -149,8 +149,11 @@ def free_index_cases(exprs: list[Expr], distinct: frozenset) -> list[dict]:
     integers = sorted(s for s in symbols if s.is_Integer)
     names = sorted((s for s in symbols if not s.is_Integer), key=str)
     fixed = {n: Block(("value", n)) for n in integers}
-    patterns = coincidence_patterns(tuple(names), distinct, fixed, sp.Symbol("_unused"))
-    return [assignment for assignment, _ in patterns]
+    patterns = coincidence_patterns(tuple(names), distinct, fixed, sp.Dummy("unused"))
+    # the blocks of free indices get labels of their own: the blocks that bound indices open
+    # later are labelled ("new", ...) too, and must never compare equal to these
+    return [{index: Block(("free", *block.label[1:])) if block.label[0] == "new" else block
+             for index, block in assignment.items()} for assignment, _ in patterns]
 
 
 def sum_over_patterns(term: Term, fixed: dict, dimension: Expr,

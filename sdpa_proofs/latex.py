@@ -16,6 +16,7 @@ from .registry import is_builtin, resolve
 from .report import DerivationReport
 from .rules import Lemma
 from .sealing import UserRule
+from .texsafe import escape, text
 from .text import in_reading_order
 
 
@@ -88,63 +89,12 @@ class ProofPrinter(LatexPrinter):
         return r"\max_{%s} %s" % (limit, self._summand(expr.function))
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 LATEX_RELATIONS = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
 
 
 def to_latex(expr: Expr) -> str:
     return ProofPrinter().doprint(expr)
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_SPECIAL = {"&": r"\&", "%": r"\%", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-            "$": r"\$", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-            "\\": r"\textbackslash{}", "<": r"\textless{}", ">": r"\textgreater{}"}
-#: the control sequences user text may use in $...$: symbols and layout, nothing that reads,
-#: writes or defines (\input, \openout, \def, \catcode, \write are not here)
-SAFE_MATH = frozenset("""
-    alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
-    pi varpi rho varrho sigma varsigma tau upsilon phi varphi chi psi omega Gamma Delta Theta
-    Lambda Xi Pi Sigma Upsilon Phi Psi Omega ell
-    sum prod int frac dfrac tfrac binom sqrt cdot cdots ldots dots times div pm mp le leq ge geq
-    ne neq approx sim simeq propto equiv to mapsto rightarrow leftarrow Rightarrow iff implies
-    infty partial nabla in notin subset subseteq cup cap forall exists emptyset circ star ast
-    prime top intercal dagger mid
-    max min log exp ln sin cos tan tanh lim sup inf det
-    mathbb mathcal mathrm mathbf mathit operatorname text mathopen mathclose displaystyle limits
-    left right big Big bigl bigr Bigl Bigr langle rangle lVert rVert lvert rvert
-    quad qquad hat bar tilde vec overline underline
-""".split())
-_CONTROL = re.compile(r"\\([A-Za-z]+|.?)", re.S)
-
-
-def escape(prose: str) -> str:
-    """Plain text for TeX's text mode: every special character escaped."""
-    return "".join(_SPECIAL.get(c, c) for c in prose)
-
-
-def safe_math(body: str) -> bool:
-    """Whether the body of a $...$ uses only whitelisted control sequences, balanced braces,
-    and none of TeX's tricks for making control sequences (^^5c is a backslash) or comments."""
-    if "^^" in body or any(c in body for c in "%#&\n"):
-        return False
-    for match in _CONTROL.finditer(body):
-        name = match.group(1)
-        if name not in SAFE_MATH and name not in (",", ";", ":", "!", "{", "}", "|", " "):
-            return False
-    depth = 0
-    for c in _CONTROL.sub("", body):
-        depth += {"{": 1, "}": -1}.get(c, 0)
-        if depth < 0:
-            return False
-    return depth == 0
-
-
-def text(prose: str) -> str:
-    """Prose for text mode: a $...$ whose math is safe passes through as math; everything else,
-    unpaired $ included, is escaped."""
-    parts = re.split(r"(\$[^$]+\$)", str(prose))
-    return "".join(p if len(p) > 2 and p[0] == p[-1] == "$" and safe_math(p[1:-1])
-                   else escape(p) for p in parts)
 
 
 def rule_citation(by) -> str:

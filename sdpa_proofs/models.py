@@ -210,11 +210,12 @@ class LatentLinearModel(Model):
         same shared ones throughout), expand, and take the latents' moments.  An exponential
         factor e^(t L) of a standard Gaussian latent L is its moment generating function times
         a shift: E[g(L) e^(t L)] = e^(t^2/2) E[g(L + t)] (completing the square)."""
-        shared = {n: sp.Symbol(f"_{n}") for n, lat in self._latent.items() if lat.shared}
+        # Dummies: a parameter of the user's named like a latent must stay a parameter
+        shared = {n: sp.Dummy(n) for n, lat in self._latent.items() if lat.shared}
         product_, exponent = sp.S.One, sp.S.Zero
         families = {shared[n]: self._latent[n].family for n in shared}
         for b, (block, tilt) in enumerate(zip(blocks, tilts)):
-            local = {n: sp.Symbol(f"_{n}_{b}") for n, lat in self._latent.items()
+            local = {n: sp.Dummy(f"{n}_{b}") for n, lat in self._latent.items()
                      if not lat.shared}
             families.update({local[n]: self._latent[n].family for n in local})
             values = {**shared, **local}

@@ -227,7 +227,7 @@ def _resum(term, body: Expr, dimension: Expr) -> Expr:
 def _pin_indices(x: Expr, assignment: dict) -> Expr:
     """Replace the indices of x by one symbol (or integer) per block of ``assignment``."""
     names = {block: block.label[1] for block in assignment.values() if block.label[0] == "value"}
-    taken = {str(name) for name in names.values()}
+    taken = {str(name) for name in names.values()} | {str(s) for s in x.atoms(sp.Symbol)}
     counter = 0
     for block in assignment.values():
         if block not in names:

@@ -13,6 +13,7 @@ import sympy as sp
 from sympy import Eq, Expr, Sum
 
 from .calculus import calculus_normal_form
+from .concrete import arbitrary_values
 from .expressions import (
     Cov,
     E,
@@ -64,6 +65,8 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         if lower != 1 or not upper.is_Integer or int(upper) != dim:
             raise UnsupportedForSampling(f"sum limits of {expr}")
         values = vector_values(expr.function, arrays, dim, bound)
+        if np.ndim(values) == 0:  # a summand free of the coordinates: dim equal terms
+            return values if isinstance(expr, MaxOver) else values * dim
         return values.max(axis=-1) if isinstance(expr, MaxOver) else values.sum(axis=-1)
     if isinstance(expr, (sp.Add, sp.Mul)):
         parts = [vector_values(a, arrays, dim, index) for a in expr.args]
@@ -115,6 +118,7 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
     """Estimate both sides of the claim at each d from the same samples, batch by batch; the
     claim fails when the mean difference is more than TOLERANCE_SE standard errors from 0."""
     point = model.parameter_points[0]
+    claim = _with_arbitrary_values(claim, model)
     atoms = sorted(moment_atoms(claim.lhs) | moment_atoms(claim.rhs), key=sp.default_sort_key)
     if random_coordinates(claim.lhs) | random_coordinates(claim.rhs):
         return check_pointwise(claim, model, dims, seed)
@@ -125,7 +129,7 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                  f"not sampled: the claim involves matrix entries such as "
                                  f"{entries[0]}")]
-    stand_ins = sp.symbols(f"_m0:{len(atoms)}")
+    stand_ins = [sp.Dummy(f"moment{n}") for n in range(len(atoms))]
     sides = [sp.lambdify([model.dimension, *stand_ins],
                          side.xreplace(dict(zip(atoms, stand_ins))).xreplace(point))
              for side in (claim.lhs, claim.rhs)]
@@ -145,6 +149,15 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
                             for b in range(BATCHES)], dtype=float)
         results.append(_compare(dim, n, batches[:, 0], batches[:, 1], claim.rel_op))
     return results
+
+
+def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:
+    """The claim with seeded values for the symbols that neither the model nor the dimension
+    fixes (the claim is about every value of them), so that it can be sampled at all."""
+    fixed = {model.dimension} | set(model.parameter_points[0]) | \
+        index_symbols(claim.lhs) | index_symbols(claim.rhs)
+    values = {s: v for s, v in arbitrary_values([claim.lhs, claim.rhs]).items() if s not in fixed}
+    return claim.func(claim.lhs.xreplace(values), claim.rhs.xreplace(values), evaluate=False)
 
 
 def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,

@@ -164,45 +164,60 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
     evaluate = _pointwise_pairs if is_pointwise(before, after) else _integrated_pair
     lowest = None
     with mpmath.workdps(settings.dps):
-        for dim in settings.dimensions:
-            for point in model.parameter_points:
-                substitution = model.concrete(point, dim)
-                for indices in concrete_index_values([before, after], distinct, dim):
-                    sides = [concretise(x, substitution, indices) for x in (before, after)]
-                    arbitrary = arbitrary_values(sides)
-                    sides = [side.xreplace(arbitrary) for side in sides]
-                    where = {str(model.dimension): dim,
-                             **{str(k): str(v) for k, v in point.items()},
-                             **{str(k): int(v) for k, v in indices.items()},
-                             **{str(k): str(v) for k, v in arbitrary.items()}}
-                    try:
-                        pairs = _resolved(evaluate, sides, model, substitution, point, dim)
-                    except UnsupportedExpression as error:
-                        return Verdict(UNDECIDED, f"numeric: {error}")
-                    for lhs, rhs, scale, at in pairs:
-                        if not (mpmath.isfinite(lhs) and mpmath.isfinite(rhs)):
-                            return Verdict(UNDECIDED, f"a side is not a finite number at "
-                                           f"{format_point({**where, **at})}: "
-                                           f"{mpmath.nstr(lhs, 10)} and {mpmath.nstr(rhs, 10)}")
-                        if relation != "=":
-                            verdict = _inequality_at(lhs, rhs, scale, relation, settings,
-                                                     {**where, **at})
-                            if not verdict.passed:
-                                return verdict
-                            continue
-                        digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
-                        lowest = digits if lowest is None else min(lowest, digits)
-                        if digits < DIFFERENT_BELOW:
-                            return _numeric_counterexample(lhs, rhs, digits, {**where, **at})
-                        if digits < settings.digits:
-                            return Verdict(UNDECIDED, f"only {digits:.1f} significant digits "
-                                           f"agree at {format_point({**where, **at})}, "
-                                           f"{settings.digits} required", digits=digits)
+        for sides, where, substitution, point, dim in _cases(before, after, model, settings,
+                                                             distinct):
+            try:
+                pairs = _resolved(evaluate, sides, model, substitution, point, dim)
+            except UnsupportedExpression as error:
+                return Verdict(UNDECIDED, f"numeric: {error}")
+            for lhs, rhs, scale, at in pairs:
+                if not (mpmath.isfinite(lhs) and mpmath.isfinite(rhs)):
+                    return Verdict(UNDECIDED, f"a side is not a finite number at "
+                                   f"{format_point({**where, **at})}: "
+                                   f"{mpmath.nstr(lhs, 10)} and {mpmath.nstr(rhs, 10)}")
+                if relation != "=":
+                    verdict = _inequality_at(lhs, rhs, scale, relation, settings,
+                                             {**where, **at})
+                    if not verdict.passed:
+                        return verdict
+                    continue
+                digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
+                lowest = digits if lowest is None else min(lowest, digits)
+                if digits < DIFFERENT_BELOW:
+                    return _numeric_counterexample(lhs, rhs, digits, {**where, **at})
+                if digits < settings.digits:
+                    return Verdict(UNDECIDED, f"only {digits:.1f} significant digits agree at "
+                                   f"{format_point({**where, **at})}, {settings.digits} "
+                                   "required", digits=digits)
     if relation != "=":
         return Verdict(PASS, "holds at every point evaluated")
     if lowest is None:
         return Verdict(UNDECIDED, "no concrete case to evaluate")
     return Verdict(PASS, digits=lowest)
+
+
+ARBITRARY_DRAWS = 3  # values tried for each symbol that nothing fixes (a shift c)
+
+
+def _cases(before: Expr, after: Expr, model: Model, settings: NumericSettings,
+           distinct: frozenset):
+    """(both sides made concrete, where, substitution, point, d) for every dimension, parameter
+    point, value of the free indices and draw of values for the symbols nothing fixes."""
+    for dim in settings.dimensions:
+        for point in model.parameter_points:
+            substitution = model.concrete(point, dim)
+            for indices in concrete_index_values([before, after], distinct, dim):
+                concrete = [concretise(x, substitution, indices) for x in (before, after)]
+                for draw in range(ARBITRARY_DRAWS):
+                    arbitrary = arbitrary_values(concrete, draw)
+                    if draw and not arbitrary:
+                        break
+                    where = {str(model.dimension): dim,
+                             **{str(k): str(v) for k, v in point.items()},
+                             **{str(k): int(v) for k, v in indices.items()},
+                             **{str(k): str(v) for k, v in arbitrary.items()}}
+                    yield ([side.xreplace(arbitrary) for side in concrete], where, substitution,
+                           point, dim)
 
 
 MAX_EXTRA_DIGITS = 600  # the most the precision is raised to see through cancelling terms
@@ -251,9 +266,26 @@ def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
 
 def _integrated_pair(sides, model, substitution, point, dim):
     """Both sides with every E[.] integrated; scale: the size of the terms involved."""
-    evaluation = _Evaluation(model, substitution, mpmath.mp.dps)
-    lhs, rhs = (evaluation.value(side) for side in sides)
-    yield lhs, rhs, max(evaluation.scale, abs(lhs), abs(rhs)), {}
+    (lhs, lhs_scale), (rhs, rhs_scale) = (_integrated(side, model, substitution)
+                                          for side in sides)
+    yield lhs, rhs, max(lhs_scale, rhs_scale, abs(lhs), abs(rhs)), {}
+
+
+_VALUES: dict = {}  # (model, parameter values, precision, expression) -> (value, scale)
+_VALUES_KEPT = 4096
+
+
+def _integrated(side: Expr, model: Model, substitution: dict) -> tuple:
+    """The value of one side and the size of its terms.  A chain's right side is the next
+    step's left side: each is integrated once per model, point, dimension and precision."""
+    key = (id(model), tuple(sorted(substitution.items(), key=str)), mpmath.mp.dps, side)
+    if key not in _VALUES:
+        if len(_VALUES) >= _VALUES_KEPT:
+            _VALUES.clear()
+        evaluation = _Evaluation(model, substitution, mpmath.mp.dps)
+        value = evaluation.value(side)
+        _VALUES[key] = value, evaluation.scale
+    return _VALUES[key]
 
 
 POINTWISE_DRAWS = 3

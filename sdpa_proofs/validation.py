@@ -87,6 +87,9 @@ def _no_look_alikes(place: str, expr: Expr) -> None:
     named = set(expr.atoms(Symbol)) | {x.base for x in expr.atoms(Indexed)}
     for thing in named:
         name = str(thing.label if isinstance(thing, IndexedBase) else thing)
+        if name.startswith("_") and not isinstance(thing, sp.Dummy):
+            raise BadInput(f"{place}: the name {name} starts with _, which the toolkit keeps for "
+                           "names of its own: choose another")
         builtin = LIBRARY.get(name)
         if builtin is None or thing == builtin or isinstance(thing, sp.Dummy):
             continue

@@ -234,3 +234,22 @@ def test_an_infinite_estimate_still_gives_valid_reports(tmp_path):
     write_json(run, tmp_path / "r.json")
     data = json.loads((tmp_path / "r.json").read_text())
     assert data["derivations"][0]["models"][0]["monte_carlo"][0]["estimate"] is None
+
+
+@pytest.mark.parametrize("title", [r"$\left( x$", r"$\frac$ and $x^$ and $\sqrt$", r"$x^2^3$",
+                                   r"$\text{x^2}$", "σ, ι0 and ∑ in prose"])
+def test_user_math_that_would_not_compile_is_printed_instead(title, tmp_path, capsys, pdflatex):
+    from sympy import Eq, Symbol, sqrt
+
+    from sdpa_proofs import SD, Derivation, Step, Var, q, sigma_q
+    from sdpa_proofs.latex import document
+
+    odd = Symbol("ι0")
+    derivation = Derivation(claim=Eq(SD(q[1]) + 0 * odd, sigma_q), title=title,
+                            steps=[Step(sqrt(Var(q[1])), "sd_definition", title),
+                                   Step(sigma_q, ["model_variance", "algebra"], "")],
+                            models=["independent-normal"])
+    (tmp_path / "odd.tex").write_text(document(derivation))
+    compiled = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error",
+                               "odd.tex"], cwd=tmp_path, capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stdout[-1500:]

@@ -561,3 +561,55 @@ def test_monte_carlo_samples_statements_about_concrete_coordinates():
     results = check_pointwise(Le(q[1]**2, q[1]**2 + 1, evaluate=False),
                               get_model("independent-normal"), dims=(64,))
     assert results[0].status == "pass" and results[0].samples > 0
+
+
+# ---- found by attacking the checker, third round ---------------------------------------------
+
+def test_a_symbol_named_like_algebras_bound_names_is_not_captured(tmp_path, capsys):
+    """Algebra renames bound indices for comparison; a user's Symbol("ι0") must stay itself."""
+    write(tmp_path, "captured.py", HEADER + '''
+t = Symbol("ι0", integer=True)
+captured = Derivation(
+    claim=Eq(E(Sum(t * q[i]**2, (i, 1, d))), Sum(E(i * q[i]**2), (i, 1, d))),
+    models=["independent-normal"],
+    steps=[Step(Sum(E(t * q[i]**2), (i, 1, d)), "linearity")])
+''')
+    code, _, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data)["captured"] != "verified"
+
+
+def test_a_symbol_with_few_special_values_is_tried_at_several(tmp_path, capsys):
+    """h(t) = (t-1)(t-2)(t-3)(t-6) + 1 is 1 at t = 1, 2, 3, 6: one seeded value of t could
+    miss that sum_i e^{h(t) z_i} is not sum_i e^{h(i) z_i}."""
+    write(tmp_path, "weights.py", HEADER + '''
+t = Symbol("ι0", integer=True)
+def h(x):
+    return (x - 1) * (x - 2) * (x - 3) * (x - 6) + 1
+lhs, rhs = Sum(exp(h(t) * z[i]), (i, 1, n)), Sum(exp(h(i) * z[i]), (i, 1, n))
+weights = Derivation(claim=Eq(lhs, rhs), models=["gaussian-logits"],
+                     steps=[Step(rhs, "algebra", "rename")])
+''')
+    code, _, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data)["weights"] != "verified"
+
+
+def test_free_and_bound_index_blocks_never_coincide():
+    """sum_j E[q_i q_j] is sigma_q^2 (only j = i contributes), not d sigma_q^2."""
+    from sympy import Sum
+
+    from sdpa_proofs import E, d, get_model, i, j, q, sigma_q
+    from sdpa_proofs.exactcheck import exact_check
+
+    model = get_model("independent-normal")
+    assert exact_check(Sum(E(q[i] * q[j]), (j, 1, d)), sigma_q**2, model).passed
+    assert exact_check(Sum(E(q[i] * q[j]), (j, 1, d)), d * sigma_q**2, model).status == "fail"
+
+
+def test_names_starting_with_an_underscore_are_the_toolkits(tmp_path, capsys):
+    write(tmp_path, "pinned.py", HEADER + '''
+b = Symbol("_b0", integer=True, positive=True)
+pinned = Derivation(claim=Eq(Sum(E(Sum(q[j] * q[b], (b, 1, d))), (j, 1, d)), d * sigma_q**2),
+                    models=["independent-normal"], steps=[Step(d * sigma_q**2, "algebra")])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "starts with _" in output
