@@ -5,82 +5,49 @@ checks every step by rule, by exact moments for symbolic d, and by high-precisio
 and backs the claim by Monte Carlo.
 """
 
-from .bounds import BoundRule
-from .citations import cite
-from .derivation import DEFAULT_MODELS, Derivation, Step
-from .distributions import FAMILIES, LAPLACE, NORMAL, RADEMACHER, UNIFORM, Family
-from .exactcheck import exact_check
-from .expressions import SD, Cov, E, MaxOver, RandomVector, SumOverDistinct, SymmetricMatrix, Var
-from .isolation import load_paths, verify_paths
-from .models import (
-                     DEPENDENT,
-                     INDEPENDENT,
-                     MODELS,
-                     GaussianMatrixModel,
-                     Latent,
-                     LatentLinearModel,
-                     Model,
-                     Sigma_kk,
-                     Sigma_qk,
-                     Sigma_qq,
-                     aligned,
-                     alpha,
-                     beta,
-                     correlated,
-                     gaussian,
-                     get_model,
-                     independent,
-                     m_k,
-                     m_q,
-                     mu_k,
-                     mu_q,
-                     rho,
-                     shared_factor,
-)
-from .moments import ExactEvaluator
-from .numeric import NumericSettings, numeric_check
-from .registry import RULES
-from .report import RunReport
-from .rulecheck import rule_check
-from .rules import Rule, lemma
-from .runner import VerifySettings, verify_derivation
-from .symbols import (
-                     P,
-                     S,
-                     d,
-                     dot_product,
-                     i,
-                     j,
-                     k,
-                     l,
-                     m,
-                     n,
-                     p,
-                     p_max,
-                     q,
-                     s,
-                     sigma_k,
-                     sigma_q,
-                     softmax_abbreviations,
-                     softmax_p,
-                     z,
-)
-from .verdicts import Verdict
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "Derivation", "Step", "DEFAULT_MODELS", "E", "Var", "SD", "Cov", "SumOverDistinct",
-    "RandomVector", "lemma",
-    "q", "k", "d", "i", "j", "sigma_q", "sigma_k", "S", "dot_product",
-    "z", "n", "s", "m", "l", "softmax_p", "p_max", "MaxOver", "BoundRule",
-    "p", "P", "softmax_abbreviations", "cite",
-    "Model", "LatentLinearModel", "Latent", "independent", "aligned", "correlated",
-    "shared_factor", "INDEPENDENT", "DEPENDENT", "MODELS", "get_model",
-    "rho", "mu_q", "mu_k", "alpha", "beta", "GaussianMatrixModel", "gaussian",
-    "Sigma_qq", "Sigma_kk", "Sigma_qk", "m_q", "m_k", "SymmetricMatrix",
-    "Family", "FAMILIES", "NORMAL", "UNIFORM", "RADEMACHER", "LAPLACE",
-    "Rule", "RULES", "ExactEvaluator", "Verdict", "NumericSettings",
-    "rule_check", "exact_check", "numeric_check",
-    "VerifySettings", "verify_derivation", "verify_paths", "load_paths", "RunReport",
-]
+# The public API, by the module that holds each name.  Imported on first use (PEP 562), so
+# that `sdpa-proofs --help` and a pytest run that never collects a derivation stay fast.
+_EXPORTS = {
+    "bounds": ("BoundRule",),
+    "citations": ("cite",),
+    "derivation": ("DEFAULT_MODELS", "Derivation", "Step"),
+    "distributions": ("FAMILIES", "Family", "LAPLACE", "NORMAL", "RADEMACHER", "UNIFORM"),
+    "exactcheck": ("exact_check",),
+    "expressions": ("Cov", "E", "MaxOver", "RandomVector", "SD", "SumOverDistinct",
+                    "SymmetricMatrix", "Var"),
+    "isolation": ("load_paths", "verify_paths"),
+    "models": ("DEPENDENT", "GaussianMatrixModel", "INDEPENDENT", "Latent", "LatentLinearModel",
+               "MODELS", "Model", "Sigma_kk", "Sigma_qk", "Sigma_qq", "aligned", "alpha", "beta",
+               "correlated", "gaussian", "get_model", "independent", "m_k", "m_q", "mu_k", "mu_q",
+               "rho", "shared_factor"),
+    "moments": ("ExactEvaluator",),
+    "numeric": ("NumericSettings", "numeric_check"),
+    "registry": ("RULES",),
+    "report": ("RunReport",),
+    "rulecheck": ("rule_check",),
+    "rules": ("Rule", "lemma"),
+    "runner": ("VerifySettings", "verify_derivation"),
+    "symbols": ("P", "S", "d", "dot_product", "i", "j", "k", "l", "m", "n", "p", "p_max", "q", "s",
+                "sigma_k", "sigma_q", "softmax_abbreviations", "softmax_p", "z"),
+    "verdicts": ("Verdict",),
+}
+_HOME = {name: module for module, names in _EXPORTS.items() for name in names}
+
+
+def __getattr__(name: str):
+    if name not in _HOME:
+        raise AttributeError(f"module 'sdpa_proofs' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(list(globals()) + list(_HOME))
+
+
+__all__ = [*_HOME, "__version__"]

@@ -20,12 +20,9 @@ from rich.text import Text
 
 from . import __version__
 from .budget import DEFAULT_BUDGET
-from .isolation import load_paths, verify_paths
-from .loader import LoadError
-from .models import MODELS, resolve_models
-from .numeric import NumericSettings
-from .report import finite_row, write_atomically, write_json
-from .runner import VerifySettings
+
+# The engine (SymPy, mpmath, NumPy) is imported by the command that needs it, not here, so
+# that --help and argument errors answer at once.
 
 DEFAULT_PATH = "derivations"
 
@@ -72,6 +69,8 @@ def _jobs(value: str) -> int:
 
 
 def _model(value: str) -> str:
+    from .models import MODELS
+
     if value not in MODELS:
         raise argparse.ArgumentTypeError(f"unknown model {value!r}; known: {', '.join(MODELS)}")
     return value
@@ -158,12 +157,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "scaling":
         return _scaling(args, console, errors)
     if args.command == "growth":
+        from .models import MODELS
+
         return _growth(args.models or list(MODELS), args.json, console, errors)
     return _latex(paths, args.output, console, errors)
 
 
 def _list(paths: list[str], models: bool, console: Console, errors: Console) -> int:
     if models:
+        from .models import MODELS
+
         for name, model in MODELS.items():
             console.print(Text(name, style="bold") + Text(f"  {model.title}"))
         return 0
@@ -178,6 +181,9 @@ def _load(paths: list[str], errors: Console) -> tuple[list, int]:
     """The derivations under ``paths``; every file that does not load is reported, and makes
     the status 2 (bad input)."""
     derivations, status = [], 0
+    from .isolation import load_paths
+    from .loader import LoadError
+
     for item in load_paths(paths):
         if isinstance(item, LoadError):
             errors.print(Text(f"error: {item.file}: {item.message}"), style="red")
@@ -188,6 +194,11 @@ def _load(paths: list[str], errors: Console) -> tuple[list, int]:
 
 
 def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
+    from .isolation import verify_paths
+    from .numeric import NumericSettings
+    from .report import write_json
+    from .runner import VerifySettings
+
     settings = VerifySettings(numeric=NumericSettings(digits=args.digits), models=args.models,
                               monte_carlo=not args.no_monte_carlo, budget=args.budget,
                               allow_undecided=args.allow_undecided, strict=args.strict,
@@ -216,6 +227,8 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
 
 def _growth(models: list[str], output: Path | None, console: Console, errors: Console) -> int:
     from .growth import growth
+    from .models import MODELS
+    from .report import finite_row, write_atomically
     from .terminal import growth_table
 
     rows = []
@@ -242,6 +255,8 @@ def _mutate(paths: list[str], console: Console, errors: Console) -> int:
 
 
 def _scaling(args, console: Console, errors: Console) -> int:
+    from .models import MODELS
+    from .report import write_atomically
     from .scaling import DEFAULT_MODELS, scaling
     from .terminal import scaling_table
 
@@ -280,7 +295,9 @@ def _scaling_json(row) -> dict:
 
 def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:
     from .latex import document
+    from .models import resolve_models
     from .registry import resolve
+    from .report import write_atomically
     from .runner import assumed
 
     derivations, status = _load(paths, errors)

@@ -15,6 +15,7 @@ the toolkit already.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import multiprocessing
 import os
@@ -62,6 +63,7 @@ class _Task:
 
 def _child(connection, target: Callable[..., bytes], args: tuple,
            memory: float | None) -> None:
+    faulthandler.disable()  # a worker that crashes is reported by the parent, not by a dump
     if memory:  # past the cap an allocation fails with MemoryError: undecided, not a swap storm
         cap = int(memory * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))

@@ -211,6 +211,7 @@ def test_enclosures_contain_every_value(expr, dim, seed):
             assert value <= float(hi.subs(n, dim)) + 1e-12
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(_expressions(), st.integers(2, 4), st.integers(0, 10**6))
 def test_every_bound_move_moves_the_way_it_says(expr, dim, seed):

@@ -62,6 +62,7 @@ def test_pytest_collects_derivation_files_and_shows_counterexamples(tmp_path):
     assert "independent-normal step 1 (linearity)" in properties
 
 
+@pytest.mark.slow
 def test_pytest_runs_the_bundled_catalogue_with_selection_and_xdist():
     completed = pytest_run("derivations/", "--sdpa", "--sdpa-no-monte-carlo", "-k", "variance",
                            "-n", "2",
@@ -152,6 +153,7 @@ def test_debug_shows_the_traceback(tmp_path):
     assert "ZeroDivisionError" in output
 
 
+@pytest.mark.slow
 def test_mutation_testing_kills_every_non_equivalent_mutant():
     """Numbers, operators, exponents, bounds, rule names and i = j / i != j mutated in the
     seed's derivations: every mutant that changes the mathematics is rejected, and every
@@ -169,6 +171,7 @@ def test_mutation_testing_kills_every_non_equivalent_mutant():
         assert r.equivalent_because
 
 
+@pytest.mark.slow
 def test_mutation_testing_of_the_softmax_bounds():
     """The inequality chains: turned relations, shortened maxima, changed powers and swapped
     bound rules are all rejected; the survivors are equivalent."""

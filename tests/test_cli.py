@@ -38,6 +38,7 @@ SEED_AUDIT = {"mean_is_sum_of_covariances": "verified", "variance_is_second_mome
               "cross_terms_per_coordinate": "refuted"}
 
 
+@pytest.mark.slow
 def test_bundled_catalogue_verifies_with_json(bundled_report):
     completed, report = bundled_report
     assert completed.returncode == 0, completed.stdout + completed.stderr
