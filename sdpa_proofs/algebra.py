@@ -125,8 +125,12 @@ def _map_moment_args(expr: Expr, f) -> Expr:
 
 
 def opaque_atoms(expr: Expr) -> set[Expr]:
-    """Moment atoms, sums and maxima: what a numerical probe treats as unknowns."""
+    """Moment atoms, sums and maxima: what a numerical probe treats as unknowns.  A derivative
+    of an expression that holds one is an unknown as a whole: an unknown standing in for
+    sum_l z_l^2 would have derivative 0."""
     if isinstance(expr, MOMENT_FUNCTIONS + SUMS + (MaxOver,)):
+        return {expr}
+    if isinstance(expr, sp.Derivative) and opaque_atoms(expr.expr):
         return {expr}
     found: set = set()
     for arg in expr.args:

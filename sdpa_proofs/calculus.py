@@ -32,7 +32,9 @@ def _walk(expr: Expr, dimension: Expr, ranges: dict) -> Expr:
         return _decide(expr, dimension, ranges)
     expr = expr.func(*(_walk(a, dimension, ranges) for a in expr.args))
     if isinstance(expr, Derivative):
-        return _walk(expr.doit(deep=False), dimension, ranges)
+        taken = expr.doit(deep=False)
+        # SymPy leaves a derivative it cannot take (of a maximum) as it is: stop there
+        return expr if taken == expr else _walk(taken, dimension, ranges)
     return _decide(expr, dimension, ranges)
 
 

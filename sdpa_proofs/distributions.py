@@ -7,7 +7,6 @@ exactly against the family's own density (for the numerical check), and a NumPy 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import mpmath
 import numpy as np
@@ -41,11 +40,19 @@ class Family:
         return degree // 2 + 1
 
 
-@cache
+#: Gauss rules computed so far: (points, kind, digits) -> (nodes, weights).  mpmath takes
+#: about half a second for 128 points at 55 digits, so the checking workers send the rules they
+#: computed back to the parent, whose later workers then start with them (see isolation).
+GAUSS_RULES: dict[tuple, tuple] = {}
+
+
 def _gauss(points: int, kind: str, dps: int) -> tuple:
-    with mpmath.workdps(dps):
-        nodes, weights = mpmath.mp.gauss_quadrature(points, kind)
-        return tuple(nodes), tuple(weights)
+    key = (points, kind, dps)
+    if key not in GAUSS_RULES:
+        with mpmath.workdps(dps):
+            nodes, weights = mpmath.mp.gauss_quadrature(points, kind)
+            GAUSS_RULES[key] = tuple(nodes), tuple(weights)
+    return GAUSS_RULES[key]
 
 
 class Normal(Family):

@@ -214,8 +214,11 @@ def _sum(expr: Sum, ranges: Ranges) -> Interval:
 
 
 def _max_over(expr: MaxOver, ranges: Ranges) -> Interval:
-    """The largest of values in [a, b] lies in [a, b]."""
-    return enclosure(expr.function, ranges.with_limits(expr.limits))
+    """The largest of values in [a, b] lies in [a, b]; an end that depends on the index the
+    maximum binds means nothing outside it, and is dropped."""
+    lo, hi = enclosure(expr.function, ranges.with_limits(expr.limits))
+    index = expr.index
+    return (S.NegativeInfinity if lo.has(index) else lo), (S.Infinity if hi.has(index) else hi)
 
 
 def _expectation(expr: E, ranges: Ranges) -> Interval:

@@ -25,17 +25,19 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 from pathlib import Path
 
 from .budget import time_budget
+from .distributions import GAUSS_RULES
 from .errors import BadInput, BudgetExceeded
 from .loader import LoadError, discover, run_file
 from .report import DerivationReport, RunReport
-from .runner import VerifySettings, check_sealed, user_rule_verdicts
-from .sealing import seal, unseal, user_code_steps
+from .runner import VerifySettings, check_sealed, sample, user_rule_verdicts
+from .sealing import seal, seal_model, unseal, user_code_steps
 from .text import printable
+from .verdicts import UNDECIDED, MonteCarloResult
 
 LOAD_BUDGET = 60.0  # seconds to run one derivation file
 SLACK = 30.0  # seconds a checker may take beyond the sum of its checks' budgets
@@ -217,8 +219,12 @@ def _read_loaded(path: Path, payload: bytes | None, reason: str) -> list | LoadE
 # ---- checking ----------------------------------------------------------------------------
 
 def _check(sealed: list[dict], settings: VerifySettings, extend: Callable) -> bytes:
-    """In a checker (a fork of the parent, which never ran user code)."""
-    return pickle.dumps([check_sealed(item, settings) for item in sealed])
+    """In a checker (a fork of the parent, which never ran user code): the reports, and the
+    Gauss rules it had to compute, for the parent to hand to later checkers."""
+    known = set(GAUSS_RULES)
+    reports = [check_sealed(item, settings) for item in sealed]
+    learned = {key: rule for key, rule in GAUSS_RULES.items() if key not in known}
+    return pickle.dumps((reports, learned))
 
 
 def check_seconds(sealed: list[dict], settings: VerifySettings) -> float | None:
@@ -239,7 +245,9 @@ def _check_task(path: Path, sealed: list[dict], settings: VerifySettings,
         if payload is None:
             then([_unfinished(item, path, reason) for item in sealed])
         else:
-            then(pickle.loads(payload))  # noqa: S301 - from a fork that ran no user code
+            reports, learned = pickle.loads(payload)  # noqa: S301 - a fork that ran no user code
+            GAUSS_RULES.update(learned)
+            then(reports)
         return []
 
     return _Task(f"checking {path}", _check, (sealed, settings), check_seconds(sealed, settings),
@@ -288,15 +296,54 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
             return [_check_task(path, outcome, settings, lambda r: finished(path, r))]
         return then
 
-    run_tasks([_load_task(path, settings, loaded(path)) for path in files], settings.jobs)
+    checking = replace(settings, sample_later=True)
+    run_tasks([_load_task(path, checking, loaded(path)) for path in files], settings.jobs)
     for path in files:
         run.derivations.extend(results.get(path, []))
+    run_tasks(_sampling_tasks(run.derivations, settings, progress), settings.jobs)
     if not files and not errors:
         run.derivations.append(DerivationReport(
             name=", ".join(paths), file=", ".join(paths),
             error=f"no derivation files under {', '.join(paths)} (a derivation file is a .py "
                   "file that calls Derivation(...))"))
     return run
+
+
+def _sampling_tasks(reports: list[DerivationReport], settings: VerifySettings,
+                    progress: FileProgress | None) -> list[_Task]:
+    """One sampler per model, for the claims of every derivation checked under it: each model's
+    samples are drawn once per run (a fork of the parent, like the checkers)."""
+    groups: dict[str, list] = {}
+    for report in reports:
+        for position, claim, model in report.to_sample:
+            groups.setdefault(json.dumps(seal_model(model), sort_keys=True), []).append(
+                (report, position, claim, model))
+        report.to_sample = []
+    tasks = []
+    for items in groups.values():
+        model = items[0][3]  # equal models: one object, so that its samples are drawn once
+        claims = [claim for _, _, claim, _ in items]
+
+        def done(payload: bytes | None, reason: str, items=items, model=model) -> list:
+            results = pickle.loads(payload) if payload is not None else [  # noqa: S301
+                [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
+                                  f"Monte Carlo {reason}")]] * len(items)
+            for (report, position, _, _), result in zip(items, results):
+                report.models[position].monte_carlo = result
+            if progress:
+                progress(f"Monte Carlo under {printable(model.name)}",
+                         list(dict.fromkeys(report for report, *_ in items)))
+            return []
+
+        seconds = SLACK + settings.budget * len(claims) if settings.budget else None
+        tasks.append(_Task(f"sampling under {model.name}", _sample_claims,
+                           (claims, model, settings), seconds, done, settings.memory))
+    return tasks
+
+
+def _sample_claims(claims: list, model, settings: VerifySettings, extend: Callable) -> bytes:
+    """In a sampler: Monte Carlo for each claim, the model's samples drawn once."""
+    return pickle.dumps([sample(claim, model, settings) for claim in claims])
 
 
 def _error_report(error: LoadError) -> DerivationReport:

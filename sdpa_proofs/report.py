@@ -91,6 +91,8 @@ class DerivationReport:
     assumptions: list[str] = field(default_factory=list)  # beyond the trusted base
     internal: str = ""  # the traceback of an internal error
     timed_out: str = ""  # the checking worker was stopped at its deadline
+    #: (model position, claim, model) still to be sampled by Monte Carlo (see isolation)
+    to_sample: list = field(default_factory=list, repr=False)
 
     @property
     def status(self) -> str:

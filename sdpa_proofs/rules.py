@@ -163,8 +163,9 @@ def _expected_monomial(node: Expr) -> tuple[Expr, dict] | None:
     if isinstance(random, Add) or random.has(*SUMS):
         return None
     powers = random.as_powers_dict()
-    if not all(is_random_coordinate(c) and powers[c].is_Integer for c in powers):
-        return None
+    if not all(is_random_coordinate(c) and powers[c].is_Integer and powers[c] > 0
+               for c in powers):
+        return None  # E[q_1^-2] is no product of moments (it is not even finite)
     return constant, powers
 
 

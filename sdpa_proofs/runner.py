@@ -51,6 +51,8 @@ class VerifySettings:
     debug: bool = False  # keep tracebacks of exceptions in derivation files
     jobs: int | None = None  # worker processes (None: one per core)
     memory: float | None = 8.0  # GiB of address space each worker may use; None: no cap
+    sample_later: bool = False  # leave the claims to sample in the report, for one sampler
+    #                             per model to draw its samples once for all derivations
 
 
 class InternalError(Exception):
@@ -140,10 +142,13 @@ def check_sealed(sealed: dict, settings: VerifySettings,
                 traceback.format_exception(error.__cause__)) or str(error)
             return report
     if settings.monte_carlo and not derivation.distinct:  # generic indices: nothing to sample
-        for model, model_report in zip(models, report.models):
+        for position, (model, model_report) in enumerate(zip(models, report.models)):
+            if settings.sample_later:
+                report.to_sample.append((position, claim, model))
+                continue
             if progress:
                 progress(f"Monte Carlo for {show(claim.lhs)} under {model.name}")
-            model_report.monte_carlo = _sample(claim, model, settings)
+            model_report.monte_carlo = sample(claim, model, settings)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -274,7 +279,8 @@ def _user_verdict(verdicts: dict, model: Model, rules: list) -> Verdict:
     return verdict
 
 
-def _sample(claim, model: Model, settings: VerifySettings) -> list[MonteCarloResult]:
+def sample(claim, model: Model, settings: VerifySettings) -> list[MonteCarloResult]:
+    """Monte Carlo for one claim under one model, under the check budget."""
     def undecided(why: str) -> list[MonteCarloResult]:
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
                                  f"Monte Carlo could not run: {why}")]

@@ -43,6 +43,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     at = f"{derivation.file}:{derivation.line}"
     if not models:
         raise BadInput(f"{at}: no model: a claim is checked under at least one")
+    _names_are_unique(derivation.name, _places(derivation) + _model_places(models))
     for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
@@ -79,6 +80,24 @@ def _model_places(models: list[Model]) -> list[tuple[str, Expr]]:
             exprs += [sp.sympify(m) for m in model.means.values()] + list(model.loadings)
         places += [(at, x) for x in exprs]
     return places
+
+
+def _names_are_unique(name: str, places: list[tuple[str, Expr]]) -> None:
+    """Two different symbols (or vectors) that print alike would make the claim shown differ
+    from the claim checked: Symbol("a", positive=True) and Symbol("a", nonpositive=True)."""
+    found = [(thing, place) for place, expr in places
+             for thing in ({expr} if isinstance(expr, IndexedBase) else set())
+             | set(expr.atoms(Symbol)) | {x.base for x in expr.atoms(Indexed)}]
+    labels = {thing.label for thing, _ in found if isinstance(thing, IndexedBase)}
+    seen: dict[str, tuple[object, str]] = {}
+    for thing, place in found:
+        if isinstance(thing, sp.Dummy) or thing in labels:
+            continue
+        printed = show(thing.label if isinstance(thing, IndexedBase) else thing)
+        other = seen.setdefault(printed, (thing, place))
+        if other[0] != thing:
+            raise BadInput(f"{place}: two different symbols print as {printed} (here and at "
+                           f"{other[1]}): give them different names")
 
 
 def _no_look_alikes(place: str, expr: Expr) -> None:

@@ -613,3 +613,67 @@ pinned = Derivation(claim=Eq(Sum(E(Sum(q[j] * q[b], (b, 1, d))), (j, 1, d)), d *
 ''')
     code, output, _ = verify(tmp_path, capsys=capsys)
     assert code == 2 and "starts with _" in output
+
+
+# ---- found by attacking the checker, fourth round --------------------------------------------
+
+FOURTH_ROUND = {
+    "a derivative of a sum taken as the derivative of an unknown": (HEADER + '''
+c = (n - 1) * (n - 2) * (n - 3) * (n - 64) * (n - 512) * (n - 4096)
+top = MaxOver(z[l], (l, 1, n))
+steep = Derivation(claim=Eq(Derivative(Sum(c * z[l]**2, (l, 1, n)), z[1]) + top, top),
+                   models=["gaussian-logits"],
+                   steps=[Step(top, "algebra", "the derivative vanishes")])
+''', None),
+    "a derivative that vanishes only below 100": (HEADER + '''
+top = MaxOver(z[l], (l, 1, n))
+flat = Derivation(claim=Eq(Derivative(Sum(Max(z[l], 100), (l, 1, n)), z[1]) + top, top),
+                  models=["gaussian-logits"],
+                  steps=[Step(top, "algebra", "the derivative vanishes")])
+''', None),
+    "two symbols that print alike": (HEADER + '''
+a = Symbol("a", integer=True, positive=True)
+b = Symbol("a", nonpositive=True)
+v = RandomVector("v", real=True)
+model = LatentLinearModel(
+    name="two-a", title="v_i i.i.d. N(0, a^2)", dimension=d,
+    parameter_points=[{a: 2, b: -1}, {a: 3, b: 0}],
+    latents=(Latent("u", NORMAL),), loadings={v: {"u": a}}, description=("normal",))
+lookalike = Derivation(claim=Le(E(v[1]**2) + b, E(v[1]**2) + a - 1), models=[model],
+                       steps=[Step(E(v[1]**2) + a - 1, "algebra", rel="<=")])
+''', "two different symbols print as a"),
+    "a derivative of a maximum": (HEADER + '''
+dmax = Derivation(claim=Eq(Derivative(MaxOver(z[l]**2, (l, 1, n)), z[1]), 0),
+                  models=["gaussian-logits"], steps=[Step(0, "differentiate")])
+''', None),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FOURTH_ROUND))
+def test_fourth_round_attacks_do_not_verify(kind, tmp_path, capsys):
+    source, message = FOURTH_ROUND[kind]
+    write(tmp_path, "attack.py", source)
+    code, output, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code in (1, 2) and "verified" not in statuses(data).values(), output
+    if message:
+        assert code == 2 and message in output, output
+
+
+def test_isserlis_refuses_negative_powers():
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    verdict = rule_check(E(q[1]**-2), 1, resolve("isserlis"), get_model("correlated-normal"))
+    assert verdict.status != "pass"
+
+
+def test_a_nested_maximum_keeps_its_index_inside():
+    from sympy import Symbol, oo
+
+    from sdpa_proofs import MaxOver, n
+    from sdpa_proofs.intervals import Ranges, enclosure
+
+    l, jj = Symbol("l", integer=True, positive=True), Symbol("jj", integer=True, positive=True)
+    lo, hi = enclosure(MaxOver(MaxOver(jj, (jj, l, l)), (l, 1, n)), Ranges(n))
+    assert not lo.has(l) and not hi.has(l) and hi == oo
