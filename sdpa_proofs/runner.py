@@ -116,9 +116,10 @@ def check_sealed(sealed: dict, settings: VerifySettings,
         report.expected_refuted_at = derivation.expect_refuted_at
         models = [get_model(m) for m in settings.models] if settings.models \
             else resolve_models(derivation.models)
-        validate(derivation, models)
-        for model in models:
-            fits_model(derivation, model)
+        for checked in [derivation, *_cited(derivation)]:  # a citation is proved here too
+            validate(checked, models)
+            for model in models:
+                fits_model(checked, model)
         rules = [[r.unfolded(derivation.where) for r in resolve(step.by)]
                  for step in derivation.steps]
     except BadInput as error:
@@ -186,6 +187,15 @@ def assumed(models: list[Model], rules: list) -> list:
     derivations)."""
     return [m for m in models if MODELS.get(m.name) is not m] + \
         [r for r in _all_rules(rules) if isinstance(r, UserRule | Lemma)]
+
+
+def _cited(derivation: Derivation) -> list[Derivation]:
+    """The derivations that ``derivation`` cites, and those they cite, each once."""
+    found: dict[int, Derivation] = {}
+    for rule in _all_rules([r for step in derivation.steps for r in resolve(step.by)]):
+        if isinstance(rule, Cite):
+            found.setdefault(id(rule.derivation), rule.derivation)
+    return list(found.values())
 
 
 def _all_rules(rules: list) -> Iterator:

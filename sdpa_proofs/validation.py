@@ -282,7 +282,10 @@ def parameter_domains(model: Model) -> None:
         if isinstance(model, LatentLinearModel):
             _latent_linear_domain(model, point)
         elif isinstance(model, GaussianMatrixModel):
-            continue
+            pattern = point.get(_models.covariance_pattern)
+            if pattern is None or not (sp.sympify(pattern).is_Integer and pattern >= 0):
+                raise BadInput(f"model {model.name}: each parameter point names a covariance "
+                               "pattern, a whole number from 0 (covariance_pattern: 0)")
 
 
 def _latent_linear_domain(model: LatentLinearModel, point: dict) -> None:

@@ -677,3 +677,40 @@ def test_a_nested_maximum_keeps_its_index_inside():
     l, jj = Symbol("l", integer=True, positive=True), Symbol("jj", integer=True, positive=True)
     lo, hi = enclosure(MaxOver(MaxOver(jj, (jj, l, l)), (l, 1, n)), Ranges(n))
     assert not lo.has(l) and not hi.has(l) and hi == oo
+
+
+# ---- found by attacking the checker, fifth round ---------------------------------------------
+
+def test_a_cited_derivation_is_validated_as_its_citer_is(tmp_path, capsys):
+    """Sifting captured an index inside a cited derivation, which nothing validated."""
+    write(tmp_path, "_lem.py", HEADER + '''
+mm = Symbol("mm", integer=True, positive=True)
+L = Sum(KroneckerDelta(l, j) * Sum(binomial(mm, 5) * l, (mm, 1, n)), (l, 1, n))
+R = Sum(mm * binomial(mm, 5), (mm, 1, n))
+Lcap = Sum(KroneckerDelta(l, j) * Sum(binomial(j, 5) * l, (j, 1, n)), (l, 1, n))
+lem = Derivation(claim=Le(L, R), models=["gaussian-logits"],
+                 steps=[Step(Lcap, "algebra", "rename the inner index"),
+                        Step(R, "sift", "only l = j survives")])
+''')
+    write(tmp_path, "claim.py", HEADER + '''
+from _lem import lem, L, R
+bound = Derivation(claim=Le(exp(z[1]) * L, exp(z[1]) * R), models=["gaussian-logits"],
+                   steps=[Step(exp(z[1]) * R, cite(lem), "by the lemma", rel="<=")])
+''')
+    code, output, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code == 2 and "rename the index of the sum" in output
+    assert "verified" not in statuses(data).values()
+
+
+@pytest.mark.parametrize("pattern", [-5, -8, "Rational(1, 2)"])
+def test_a_general_gaussian_model_needs_a_covariance_pattern_it_can_build(pattern, tmp_path,
+                                                                          capsys):
+    write(tmp_path, "pattern.py", HEADER + f'''
+from sdpa_proofs.models import covariance_pattern
+mdl = GaussianMatrixModel(name="mygauss", title="mine", dimension=d,
+                          parameter_points=[{{covariance_pattern: {pattern}}}])
+pattern = Derivation(claim=Eq(E(q[1] * k[1]), Sigma_qk[1, 1]), models=[mdl],
+                     steps=[Step(Sigma_qk[1, 1], "isserlis")])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "covariance pattern" in output
