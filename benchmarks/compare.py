@@ -130,7 +130,7 @@ def quadrature_rows(runs: int) -> list[dict]:
 
                 def plain(label=label):
                     density = lambda x, s: mpmath.npdf(x, 0, s)  # noqa: E731
-                    a, b = float(sq), float(sk)
+                    a, b = (mpmath.mpf(x.p) / x.q for x in (sq, sk))
                     if label == "E[q_1^4]":
                         return mpmath.quad(lambda x: x**4 * density(x, a), [-mpmath.inf,
                                                                             mpmath.inf])

@@ -306,9 +306,15 @@ class LatentLinearModel(Model):
                  for name, latent in self._latent.items()}
         arrays = {}
         for vector, loads in self.loadings.items():
-            value = float(sp.sympify(self.means.get(vector, 0)).xreplace(point))
+            value = None  # built in place: at d = 4096 each pass over the draws costs
             for name, c in loads.items():
-                value = value + float(sp.sympify(c).xreplace(point)) * draws[name]
+                term = float(sp.sympify(c).xreplace(point)) * draws[name]
+                value = term if value is None else np.add(value, term, out=value
+                                                          if value.shape == term.shape else None)
+            mean = float(sp.sympify(self.means.get(vector, 0)).xreplace(point))
+            value = np.zeros((n, dim)) if value is None else value
+            if mean:
+                value = value + mean
             arrays[vector] = np.broadcast_to(value, (n, dim))
         return arrays
 

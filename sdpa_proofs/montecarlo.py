@@ -64,7 +64,14 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         (bound, lower, upper), = expr.limits
         if lower != 1 or not upper.is_Integer or int(upper) != dim:
             raise UnsupportedForSampling(f"sum limits of {expr}")
-        values = vector_values(expr.function, arrays, dim, bound)
+        if isinstance(expr, Sum) and isinstance(expr.function, sp.Mul) \
+                and len(expr.function.args) == 2:
+            a, b = (vector_values(f, arrays, dim, bound) for f in expr.function.args)
+            if all(np.ndim(x) == 2 and np.shape(x)[1] == dim for x in (a, b)):
+                return np.einsum("ij,ij->i", a, b)  # sum_i a_i b_i in one pass
+            values = a * b
+        else:
+            values = vector_values(expr.function, arrays, dim, bound)
         if np.ndim(values) == 0:  # a summand free of the coordinates: dim equal terms
             return values if isinstance(expr, MaxOver) else values * dim
         return values.max(axis=-1) if isinstance(expr, MaxOver) else values.sum(axis=-1)
