@@ -93,7 +93,9 @@ def _rename_sum(expr: Sum, depth: int) -> Expr:
     for order in orders:
         names = {var: _canonical_index(depth + n) for n, (var, _, _) in enumerate(order)}
         body = rename_bound(expr.function.xreplace(names), depth + len(limits))
-        options.append(symmetric_order(Sum(body, *((names[var], lo, hi)
+        # a limit may name an index this sum binds further out: Σ_{i=1}^{n} Σ_{j=1}^{i}
+        options.append(symmetric_order(Sum(body, *((names[var], lo.xreplace(names),
+                                                    hi.xreplace(names))
                                                    for var, lo, hi in order))))
     return min(options, key=sp.srepr)
 

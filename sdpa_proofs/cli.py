@@ -213,16 +213,31 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
                 errors.print(file_line(path, reports), soft_wrap=True)
 
         run = verify_paths(paths, settings, finished)
-    render(run, console, debug=args.debug)
-    if args.json:
-        write_json(run, args.json)
-        console.print(Text(f"JSON report written to {args.json}"))
-    if args.junit:
-        from .junit import write_junit
+    from .junit import write_junit
 
-        write_junit(run, args.junit)
-        console.print(Text(f"JUnit report written to {args.junit}"))
+    written = []  # the reports first: a display that fails must not cost CI its reports
+    for path, write, kind in ((args.json, write_json, "JSON"), (args.junit, write_junit,
+                                                                 "JUnit")):
+        if path and not _written(errors, path, write, run, path):
+            return 2
+        if path:
+            written.append(Text(f"{kind} report written to {path}"))
+    render(run, console, debug=args.debug)
+    for line in written:
+        console.print(line)
     return run.exit_code
+
+
+def _written(errors: Console, path: Path, write: Callable, *args) -> bool:
+    """``write(*args)``, a report or file at ``path``; a path that cannot be written is bad
+    input, said plainly."""
+    try:
+        write(*args)
+    except OSError as error:
+        errors.print(Text(f"error: cannot write {path}: {error.strerror or error}"),
+                     style="red")
+        return False
+    return True
 
 
 def _growth(models: list[str], output: Path | None, console: Console, errors: Console) -> int:
@@ -238,8 +253,9 @@ def _growth(models: list[str], output: Path | None, console: Console, errors: Co
             rows.extend(growth(MODELS[name]))
     console.print(growth_table(rows))
     if output:
-        write_atomically(output, json.dumps([finite_row(asdict(r)) for r in rows], indent=2,
-                                            allow_nan=False) + "\n")
+        text = json.dumps([finite_row(asdict(r)) for r in rows], indent=2, allow_nan=False)
+        if not _written(errors, output, write_atomically, output, text + "\n"):
+            return 2
     return 1 if any(r.status == "fail" for r in rows) else 0
 
 
@@ -270,7 +286,9 @@ def _scaling(args, console: Console, errors: Console) -> int:
             rows.extend(scaling(MODELS[name], args.dims, args.ns, args.samples))
     console.print(scaling_table(rows))
     if args.json:
-        write_atomically(args.json, json.dumps([_scaling_json(r) for r in rows], indent=2) + "\n")
+        text = json.dumps([_scaling_json(r) for r in rows], indent=2) + "\n"
+        if not _written(errors, args.json, write_atomically, args.json, text):
+            return 2
     if args.plot:
         from .plots import PlottingUnavailable, scaling_figures
 
@@ -301,11 +319,15 @@ def _latex(paths: list[str], output: Path, console: Console, errors: Console) ->
     from .runner import assumed
 
     derivations, status = _load(paths, errors)
+    if not _written(errors, output, output.mkdir, 0o777, True, True):
+        return 2
     for item, stem in zip(derivations, file_stems([d.name for d in derivations])):
         target = output / f"{stem}.tex"
         rules = [r for step in item.steps for r in resolve(step.by)]
         resting = assumed(resolve_models(item.models), rules)
-        write_atomically(target, document(item, assumptions=resting))
+        if not _written(errors, target, write_atomically, target,
+                        document(item, assumptions=resting)):
+            return 2
         note = "" if stem == item.name else f" (for {item.name}, from {item.file})"
         console.print(Text(f"wrote {target}{note}"))
     return status

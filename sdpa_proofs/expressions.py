@@ -238,12 +238,21 @@ def unfold(expr: Expr, definitions: dict) -> Expr:
             new = new.replace(
                 lambda e, key=key: isinstance(e, Indexed) and e.base == key.base
                 and len(e.indices) == len(key.indices),
-                lambda e, key=key, value=value: value.xreplace(dict(zip(key.indices,
-                                                                        e.indices))))
+                lambda e, key=key, value=value: instantiate(key, value, e.indices))
         if new == expr:
             return new
         expr = new
     raise ValueError("the definitions refer to each other in a cycle")
+
+
+def instantiate(key: Indexed, value: Expr, indices: tuple) -> Expr:
+    """The value of the pattern ``key`` (p[l] := ...) at ``indices``.  An index the value's own
+    sums bind is renamed first where it clashes, so that w[m] := sum_m E[q_l q_m] at l = m does
+    not become sum_m E[q_m q_m]."""
+    clash = set().union(*(sp.sympify(x).free_symbols for x in indices))
+    bound = {v for binder in value.atoms(*BINDERS) for v in bound_indices(binder)}
+    value = value.xreplace({v: sp.Dummy(v.name, **v._assumptions_orig) for v in bound & clash})
+    return value.xreplace(dict(zip(key.indices, indices)))
 
 
 def _is_pattern(key: Expr) -> bool:

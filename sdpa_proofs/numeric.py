@@ -15,6 +15,7 @@ from .concrete import (
     arbitrary_values,
     concrete_index_values,
     concretise,
+    expand_sums,
     format_point,
     is_pointwise,
 )
@@ -48,7 +49,7 @@ class _Evaluation:
         atoms = {atom: self.moment(atom) for atom in _moment_atoms(expr)}
         stand_ins = {atom: sp.Float(value, self.dps) for atom, value in atoms.items()}
         result = sp.N(expr.xreplace(stand_ins), self.dps)
-        if not result.is_real:
+        if not result.is_number or not result.is_real:
             raise UnsupportedExpression(f"{expr} does not evaluate to a real number")
         return mpmath.mpf(result)
 
@@ -216,8 +217,9 @@ def _cases(before: Expr, after: Expr, model: Model, settings: NumericSettings,
                              **{str(k): str(v) for k, v in point.items()},
                              **{str(k): int(v) for k, v in indices.items()},
                              **{str(k): str(v) for k, v in arbitrary.items()}}
-                    yield ([side.xreplace(arbitrary) for side in concrete], where, substitution,
-                           point, dim)
+                    # a sum may run up to a symbol that only now has its value
+                    yield ([expand_sums(side.xreplace(arbitrary)) for side in concrete], where,
+                           substitution, point, dim)
 
 
 MAX_EXTRA_DIGITS = 600  # the most the precision is raised to see through cancelling terms

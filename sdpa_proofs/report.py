@@ -240,9 +240,11 @@ def _derivation_json(d: DerivationReport) -> dict:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a failed run leaves no half-written file."""
+    """Write via a temporary file and rename, so a failed run leaves no half-written file.  The
+    folder must exist: a mistyped path is an error, not a new folder."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a folder")
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:

@@ -392,7 +392,9 @@ def _fresh_copy(s: Expr) -> Expr:
     if isinstance(s, SumOverDistinct):
         return SumOverDistinct(s.function.xreplace(renaming), *(renaming[v] for v in s.indices),
                                s.upper)
-    return Sum(s.function.xreplace(renaming), *((renaming[v], lo, hi) for v, lo, hi in s.limits))
+    return Sum(s.function.xreplace(renaming), *((renaming[v], lo.xreplace(renaming),
+                                                  hi.xreplace(renaming))
+                                                 for v, lo, hi in s.limits))
 
 
 class ExpandSquare(Rule):

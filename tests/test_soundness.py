@@ -714,3 +714,47 @@ pattern = Derivation(claim=Eq(E(q[1] * k[1]), Sigma_qk[1, 1]), models=[mdl],
 ''')
     code, output, _ = verify(tmp_path, capsys=capsys)
     assert code == 2 and "covariance pattern" in output
+
+
+# ---- found by attacking the checker, sixth round ---------------------------------------------
+
+def test_an_indexed_abbreviation_does_not_capture_the_index_it_is_used_at(tmp_path, capsys):
+    """w_l := sum_m E[q_l q_m] is sigma_q^2; at l = m its own m must not capture the m."""
+    write(tmp_path, "capture.py", HEADER + '''
+mm = Symbol("mm", integer=True, positive=True)
+ll = Symbol("ll", integer=True, positive=True)
+w = IndexedBase("w")
+capture = Derivation(claim=Eq(w[mm], d * sigma_q**2),
+                     where={w[ll]: Sum(E(q[ll] * q[mm]), (mm, 1, d))},
+                     models=["independent-normal"],
+                     steps=[Step(Sum(sigma_q**2, (mm, 1, d)),
+                                 ["second_moment", "model_variance", "zero_mean"]),
+                            Step(d * sigma_q**2, "count_terms")])
+''')
+    code, _, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code != 0 and statuses(data)["capture"] != "verified"
+
+
+def test_algebra_renames_an_index_where_another_limit_uses_it():
+    """sum_{i=1}^{n} sum_{j=1}^{i} f(i) binds i; sum_{t=1}^{n} sum_{j=1}^{i} f(t) does not."""
+    from sympy import KroneckerDelta, Sum, Symbol
+
+    from sdpa_proofs import i, j, n, z
+    from sdpa_proofs.algebra import algebraically_equal
+
+    t = Symbol("t", integer=True, positive=True)
+    bound = Sum(KroneckerDelta(i, 1) * z[i], (j, 1, i), (i, 1, n))
+    free = Sum(KroneckerDelta(t, 1) * z[t], (j, 1, i), (t, 1, n))
+    assert algebraically_equal(bound, free) is not True
+
+
+def test_reports_into_a_folder_or_a_missing_one_are_bad_input(tmp_path, capsys):
+    write(tmp_path, "good.py", GOOD)
+    (tmp_path / "folder.json").mkdir()
+    for target in (tmp_path / "folder.json", tmp_path / "missing" / "r.json"):
+        code = main(["verify", str(tmp_path / "good.py"), "--no-monte-carlo", "--json",
+                     str(target)])
+        output = capsys.readouterr()
+        assert code == 2 and "cannot write" in output.err
+    assert not (tmp_path / "missing").exists()
+    assert main(["latex", str(tmp_path / "good.py"), "-o", str(tmp_path / "good.py")]) == 2
