@@ -8,6 +8,8 @@ whole the right way (see :mod:`sdpa_proofs.bounds`); an equation cited this way 
 
 from __future__ import annotations
 
+import sympy as sp
+
 from .algebra import algebraically_equal, canonical
 from .bounds import LOWER, UPPER, BoundRule
 from .derivation import Derivation
@@ -42,7 +44,8 @@ class Cite(BoundRule):
         if relation == "=" or type(node) not in (type(self.lhs), type(self.rhs)):
             return  # an equation rewrites instead; other kinds of node cannot match
         if self.derivation.distinct or any(
-                not x.is_Integer and x in ranges.bound for x in index_symbols(self.lhs)):
+                not x.is_Integer and x in ranges.bound
+                for x in index_symbols(self.lhs) | index_symbols(self.rhs)):
             return  # hypotheses on its indices cannot be checked where a bound would apply
         form = canonical(node)
         if form == self._patterns[0]:
@@ -60,7 +63,8 @@ class Cite(BoundRule):
                                     f"cited {self.derivation.name} holds for {a} ≠ {b} only, "
                                     "which is not known here"):
                 return None
-        problem = ctx.generic_indices_apply(self.lhs) or self.establish(ctx)
+        # the free indices of both sides: the right side lands where the left one stood
+        problem = ctx.generic_indices_apply(sp.Tuple(self.lhs, self.rhs)) or self.establish(ctx)
         return self.rhs if ctx.precondition(problem is None, problem or "") else None
 
     def establish(self, ctx: Context) -> str | None:

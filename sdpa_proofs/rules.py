@@ -510,8 +510,9 @@ class MaxMonotone(Rule):
     latex = r"$g(\max_l x_l) = \max_l g(x_l)$, $g$ non-decreasing"
 
     def rewrite(self, node, ctx):
-        ranges = Ranges(ctx.model.dimension)
-        if isinstance(node, Pow) and isinstance(node.base, MaxOver) and node.exp.is_number:
+        ranges = Ranges(ctx.model.dimension, dict(ctx.ranges))  # bound indices: their ranges
+        if isinstance(node, Pow) and isinstance(node.base, MaxOver) and node.exp.is_number \
+                and node.exp.is_real:
             inner, exponent = node.base, node.exp
             odd = exponent.is_Integer and exponent % 2 == 1
             if exponent > 0 and (odd or is_nonnegative(inner, ranges)):
@@ -561,7 +562,7 @@ class Lemma(Rule):
             return None
         problem = self.holds.get(ctx.model.name, f"lemma {self.label} was not established "
                                                  f"under {ctx.model.name}") \
-            or ctx.generic_indices_apply(self.equation.lhs)
+            or ctx.generic_indices_apply(sp.Tuple(*self.equation.args))
         if ctx.precondition(problem is None, problem or ""):
             ctx.assumed.append(self.assumption)
             return self.equation.rhs

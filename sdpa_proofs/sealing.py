@@ -34,8 +34,8 @@ VOCABULARY = {cls.__name__: cls for cls in (
     expressions.SumOverDistinct, expressions.MaxOver)}
 VECTORS = {cls.__name__: cls for cls in (sp.IndexedBase, expressions.RandomVector,
                                          expressions.SymmetricMatrix)}
-CONSTANTS = {"pi": sp.pi, "E": sp.E, "oo": sp.oo, "-oo": -sp.oo, "I": sp.I, "nan": sp.nan,
-             "zoo": sp.zoo, "EulerGamma": sp.EulerGamma}
+#: the constants a derivation may use: real ones (the checks compare real numbers)
+CONSTANTS = {"pi": sp.pi, "E": sp.E, "oo": sp.oo, "-oo": -sp.oo, "EulerGamma": sp.EulerGamma}
 _UNEVALUATED = (sp.Add, sp.Mul, sp.Pow)  # rebuilt exactly as written, not re-simplified
 
 

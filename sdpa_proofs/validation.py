@@ -150,11 +150,6 @@ _INDEX_ASSUMPTIONS = {"positive": lambda lo, hi: (lo - 1).is_nonnegative,
                       "nonnegative": lambda lo, hi: lo.is_nonnegative,
                       "negative": lambda lo, hi: (hi + 1).is_nonpositive,
                       "nonpositive": lambda lo, hi: hi.is_nonpositive}
-_IMPLIED = {"integer", "commutative", "real", "rational", "algebraic", "complex", "finite",
-            "hermitian", "extended_real", "infinite", "imaginary", "transcendental",
-            "irrational", "noninteger", "zero", "nonzero", "extended_positive",
-            "extended_nonnegative", "extended_negative", "extended_nonpositive",
-            "extended_nonzero"}
 
 
 def _ranges_make_sense(place: str, expr: Expr) -> None:
@@ -177,16 +172,20 @@ def _ranges_make_sense(place: str, expr: Expr) -> None:
 
 
 def _index_fits_range(place: str, index: Symbol, lower: Expr, upper: Expr) -> None:
-    if not index.is_integer:
-        raise BadInput(f"{place}: the index {index} of a sum must be declared an integer")
-    for name, value in index._assumptions_orig.items():
-        if name in _INDEX_ASSUMPTIONS and value:
-            if not _INDEX_ASSUMPTIONS[name](lower, upper):
-                raise BadInput(f"{place}: the index {index} is declared {name} but runs over "
-                               f"{show(lower)}..{show(upper)}")
-        elif name not in _IMPLIED and value:
-            raise BadInput(f"{place}: the index {index} is declared {name}, which its range "
-                           "does not say")
+    """A bound index is declared integer and at most one sign (positive, nonnegative, negative
+    or nonpositive), which its range must show; any other declaration (negative=False, nonzero,
+    extended_nonnegative, even) would tell SymPy what the range does not."""
+    declared = {k: v for k, v in index._assumptions_orig.items() if k != "commutative"}
+    signs = [k for k, v in declared.items() if k in _INDEX_ASSUMPTIONS and v is True]
+    if declared.get("integer") is not True or len(signs) > 1 or \
+            set(declared) - {"integer", *signs}:
+        raise BadInput(f"{place}: declare the index {index} of a sum as "
+                       f"Symbol({str(index)!r}, integer=True), with at most one of positive, "
+                       "nonnegative, negative or nonpositive (its range must show it)")
+    for name in signs:
+        if not _INDEX_ASSUMPTIONS[name](lower, upper):
+            raise BadInput(f"{place}: the index {index} is declared {name} but runs over "
+                           f"{show(lower)}..{show(upper)}")
 
 
 def _vectors_are_only_real(place: str, expr: Expr) -> None:
@@ -235,9 +234,13 @@ def _hypotheses(derivation: Derivation, at: str) -> None:
     exprs = [unfold(e, derivation.where) for e in exprs]
     free = set().union(*(index_symbols(e) for e in exprs))
     for index in free:
-        if not index.is_Integer and not (index.is_integer and index.is_positive):
+        if index.is_Integer or isinstance(index, sp.Dummy):
+            continue
+        declared = {k: v for k, v in index._assumptions_orig.items() if k != "commutative"}
+        if declared != {"integer": True, "positive": True}:
             raise BadInput(f"{at}: the free index {index} names a coordinate (1..dimension): "
-                           "declare it Symbol(..., integer=True, positive=True)")
+                           "declare it Symbol(..., integer=True, positive=True) and nothing "
+                           "more")
     bound = {x for e in exprs for b in e.atoms(*BINDERS) for x in bound_indices(b)}
     for pair in derivation.distinct:
         if len(pair) != 2 or not all(type(x) is Symbol and x.is_integer for x in pair):

@@ -758,3 +758,67 @@ def test_reports_into_a_folder_or_a_missing_one_are_bad_input(tmp_path, capsys):
         assert code == 2 and "cannot write" in output.err
     assert not (tmp_path / "missing").exists()
     assert main(["latex", str(tmp_path / "good.py"), "-o", str(tmp_path / "good.py")]) == 2
+
+
+# ---- found by attacking the checker, seventh round -------------------------------------------
+
+SEVENTH_ROUND = {
+    "an index declared not negative over 5-n..5-n": (HEADER + '''
+t = Symbol("t", integer=True, negative=False)
+top = MaxOver(exp(z[l]), (l, 1, n))
+lhs = Sum(t * top, (t, 5 - n, 5 - n))
+rhs = Sum(MaxOver(t * exp(z[l]), (l, 1, n)), (t, 5 - n, 5 - n))
+nonneg = Derivation(claim=Eq(lhs, rhs), models=["gaussian-logits"],
+                    steps=[Step(rhs, "max_monotone")])
+''', "declare the index t of a sum"),
+    "an index declared extended_nonnegative": (HEADER + '''
+t = Symbol("t", integer=True, extended_nonnegative=True)
+top = MaxOver(exp(z[l]), (l, 1, n))
+ext = Derivation(claim=Eq(Sum(t * top, (t, 5 - n, 5 - n)),
+                          Sum(MaxOver(t * exp(z[l]), (l, 1, n)), (t, 5 - n, 5 - n))),
+                 models=["gaussian-logits"],
+                 steps=[Step(Sum(MaxOver(t * exp(z[l]), (l, 1, n)), (t, 5 - n, 5 - n)),
+                             "max_monotone")])
+''', "declare the index t of a sum"),
+    "a free index declared even": (HEADER + '''
+t = Symbol("t", integer=True, positive=True, even=True)
+even = Derivation(claim=Eq(E((-1)**t * q[t]**2), sigma_q**2), models=["independent-normal"],
+                  steps=[Step(sigma_q**2, ["algebra", "second_moment", "model_variance",
+                                           "zero_mean"])])
+''', "and nothing more"),
+    "a complex exponent": (HEADER + '''
+top = MaxOver(exp(z[l]), (l, 1, n))
+cplx = Derivation(claim=Eq(top**I, MaxOver(exp(z[l])**I, (l, 1, n))),
+                  models=["gaussian-logits"], steps=[Step(MaxOver(exp(z[l])**I, (l, 1, n)),
+                                                          "max_monotone")])
+''', "not part of the vocabulary"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SEVENTH_ROUND))
+def test_seventh_round_attacks_do_not_verify(kind, tmp_path, capsys):
+    source, message = SEVENTH_ROUND[kind]
+    write(tmp_path, "attack.py", source)
+    code, output, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code == 2 and message in output, output
+
+
+def test_a_cited_right_side_is_not_captured_by_the_citing_sum(tmp_path, capsys):
+    """The cited fact holds for j in 1..n; inserting its right side inside a sum over j up to
+    n + floor(n/4) applies it where it does not hold."""
+    write(tmp_path, "_lem.py", HEADER + '''
+lem = Derivation(claim=Eq(exp(z[1]), exp(z[1] * Sum(KroneckerDelta(j, m), (m, 1, n)))),
+                 models=["gaussian-logits"],
+                 steps=[Step(exp(z[1] * Sum(KroneckerDelta(j, m), (m, 1, n))), "sift")])
+''')
+    write(tmp_path, "cite_capture.py", HEADER + '''
+from _lem import lem
+U = n + floor(n / 4)
+top = MaxOver(z[l], (l, 1, n))
+lhs = Sum(exp(z[1]), (j, 1, U)) + top
+rhs = Sum(exp(z[1] * Sum(KroneckerDelta(j, m), (m, 1, n))), (j, 1, U)) + top
+cite_capture = Derivation(claim=Eq(lhs, rhs), models=["gaussian-logits"],
+                          steps=[Step(rhs, cite(lem), "by the lemma, for each j")])
+''')
+    code, output, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code != 0 and statuses(data)["cite_capture"] != "verified"
