@@ -47,8 +47,10 @@ def seal_expr(expr: Any) -> list:
         return ["Integer", str(int(expr))]
     if isinstance(expr, sp.Rational):
         return ["Rational", str(int(expr.p)), str(int(expr.q))]
-    if isinstance(expr, sp.Float):
-        return ["Float", str(expr), expr._prec]
+    if isinstance(expr, sp.Float):  # 1 + Float("0.003", 1) - 1 is 0 to SymPy: not exact math
+        raise BadInput(f"the floating-point number {expr} has no exact value: write it as a "
+                       f"fraction, Rational({sp.Rational(str(expr)).p}, "
+                       f"{sp.Rational(str(expr)).q})")
     for name, constant in CONSTANTS.items():
         if expr is constant:
             return ["Constant", name]
@@ -79,8 +81,6 @@ def unseal_expr(data: list) -> Expr:
         return sp.Integer(int(rest[0]))
     if head == "Rational":
         return sp.Rational(int(rest[0]), int(rest[1]))
-    if head == "Float":
-        return sp.Float(rest[0], precision=int(rest[1]))
     if head == "Constant":
         return CONSTANTS[rest[0]]
     if head == "Symbol":

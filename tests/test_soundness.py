@@ -822,3 +822,19 @@ cite_capture = Derivation(claim=Eq(lhs, rhs), models=["gaussian-logits"],
 ''')
     code, output, data = verify(tmp_path, "--strict", capsys=capsys)
     assert code != 0 and statuses(data)["cite_capture"] != "verified"
+
+
+# ---- found by attacking the checker, eighth round --------------------------------------------
+
+def test_floating_point_numbers_are_bad_input(tmp_path, capsys):
+    """SymPy rounds 1 + Float("0.003", 1) - 1 to 0 in every check while the claim shows 0.003:
+    a derivation is exact, so it writes fractions."""
+    write(tmp_path, "floats.py", HEADER + '''
+small = Float("0.003", 1)
+bracket = Add(1, small, -1, evaluate=False)
+floats = Derivation(claim=Eq(Mul(bracket, E(q[i]**2), evaluate=False), 0, evaluate=False),
+                    steps=[Step(0, "algebra", "the bracket cancels")],
+                    models=["independent-normal"])
+''')
+    code, output, _ = verify(tmp_path, "--strict", capsys=capsys)
+    assert code == 2 and "Rational(3, 1000)" in output
