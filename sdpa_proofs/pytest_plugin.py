@@ -17,10 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from .loader import LoadError, calls_derivation
-
-# The engine (SymPy, mpmath, NumPy) is imported only once a derivation file is collected, so
-# that the plugin costs an unrelated pytest run nothing.
+# The engine (SymPy, mpmath, NumPy) is imported only when the plugin is switched on, so that
+# it costs an unrelated pytest run nothing.
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -44,6 +42,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def is_derivation_file(path: Path) -> bool:
+    from .loader import calls_derivation
+
     name = path.name
     if path.suffix != ".py" or name.startswith(("_", "test_")) or name.endswith("_test.py") \
             or name == "conftest.py":
@@ -59,7 +59,7 @@ def _enabled_for(config: pytest.Config, path: Path) -> bool:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector):
-    if is_derivation_file(file_path) and _enabled_for(parent.config, file_path):
+    if _enabled_for(parent.config, file_path) and is_derivation_file(file_path):
         return DerivationFile.from_parent(parent, path=file_path)
     return None
 
@@ -67,6 +67,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector):
 class DerivationFile(pytest.File):
     def collect(self):
         from .isolation import load_sealed
+        from .loader import LoadError
 
         loaded = load_sealed(self.path, settings_from(self.config))
         if isinstance(loaded, LoadError) and loaded.empty:
@@ -141,7 +142,7 @@ class DerivationItem(pytest.Item):
 class BrokenFile(pytest.Item):
     """A derivation file that does not load: one failing item with the loader's message."""
 
-    def __init__(self, *, error: LoadError, **kwargs):
+    def __init__(self, *, error, **kwargs):  # error: a loader.LoadError
         super().__init__(**kwargs)
         self.error = error
 
