@@ -249,7 +249,7 @@ def instantiate(key: Indexed, value: Expr, indices: tuple) -> Expr:
     """The value of the pattern ``key`` (p[l] := ...) at ``indices``.  An index the value's own
     sums bind is renamed first where it clashes, so that w[m] := sum_m E[q_l q_m] at l = m does
     not become sum_m E[q_m q_m]."""
-    clash = set().union(*(sp.sympify(x).free_symbols for x in indices))
+    clash = set().union(*(sp.sympify(x).free_symbols for x in indices)) | set(key.indices)
     bound = {v for binder in value.atoms(*BINDERS) for v in bound_indices(binder)}
     value = value.xreplace({v: sp.Dummy(v.name, **v._assumptions_orig) for v in bound & clash})
     return value.xreplace(dict(zip(key.indices, indices)))

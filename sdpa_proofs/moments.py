@@ -114,6 +114,7 @@ class ExactEvaluator:
     def expectation(self, x: Expr) -> Expr:
         """E[x] where the free indices of x are pairwise distinct coordinates."""
         if x not in self._expectations:
+            _indices_only_as_subscripts(x)
             fixed = {s: Block(("value", s)) for s in index_symbols(x)}
             total = sp.S.Zero
             for term in expand_terms(x, self.model.dimension,
@@ -161,6 +162,18 @@ def _decide_deltas(expr: Expr, fixed: dict) -> Expr:
             return delta
         return sp.S.One if a == b else sp.S.Zero
     return expr.replace(lambda e: isinstance(e, sp.KroneckerDelta), decided)
+
+
+def _indices_only_as_subscripts(x: Expr) -> None:
+    """The counting treats every index tuple of one coincidence pattern alike, so an index may
+    name coordinates but not be a number in the expression (E[j q_j^2] depends on j itself)."""
+    indices = index_symbols(x)
+    bare = x.replace(lambda e: isinstance(e, sp.Indexed | sp.KroneckerDelta),
+                     lambda e: sp.Dummy())
+    used = bare.free_symbols & indices
+    if used:
+        raise UnsupportedExpression(f"E[{x}]: the index {', '.join(map(str, used))} is used as "
+                                    "a number, not only as a subscript")
 
 
 def is_exponential(expr: Expr) -> bool:

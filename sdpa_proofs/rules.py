@@ -327,6 +327,22 @@ class GaussianMGF(Rule):
         return sp.exp(constant + t * ctx.model.mean(x) + t ** 2 * ctx.model.variance(x) / 2)
 
 
+_SMOOTH = (sp.exp, sp.sin, sp.cos, sp.tanh)
+
+
+def _smooth_in(g: Expr, x: Expr) -> bool:
+    """g is built from x by sums, products, whole non-negative powers and exp, sin, cos, tanh:
+    differentiable everywhere, as Stein's lemma needs (a jump or a kink makes it false)."""
+    if not g.has(x) or g == x:
+        return True
+    if isinstance(g, (Add, Mul)) or isinstance(g, _SMOOTH):
+        return all(_smooth_in(a, x) for a in g.args)
+    if isinstance(g, Pow):
+        return g.exp.is_Integer and g.exp >= 0 and _smooth_in(g.base, x) \
+            and not g.exp.has(x)
+    return False
+
+
 def _affine_in_one_coordinate(expr: Expr) -> tuple[Expr, Expr, Expr] | None:
     """(c, t, X) with expr = c + t X for one random coordinate X, or None."""
     coordinates = random_coordinates(expr)
@@ -363,6 +379,9 @@ class Stein(Rule):
                                 f"stein: {show(x)} is not Gaussian under {ctx.model.name}"):
             return None
         g = argument / x
+        if not ctx.precondition(_smooth_in(g, x), f"stein: g = {show(g)} is not known to be "
+                                                  f"differentiable everywhere in {show(x)}"):
+            return None
         return ctx.model.mean(x) * E(g) + ctx.model.variance(x) * E(sp.diff(g, x))
 
 

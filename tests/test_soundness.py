@@ -838,3 +838,50 @@ floats = Derivation(claim=Eq(Mul(bracket, E(q[i]**2), evaluate=False), 0, evalua
 ''')
     code, output, _ = verify(tmp_path, "--strict", capsys=capsys)
     assert code == 2 and "Rational(3, 1000)" in output
+
+
+# ---- found by attacking the checker, ninth round ---------------------------------------------
+
+def test_an_index_used_as_a_number_inside_e_is_not_counted_away():
+    """sum_j E[w(j) q_j^2] with w(j) = (j-1)(j-2)(j-3) is sigma_q^2 sum_j w(j), not d w(i)
+    sigma_q^2: the exact engine must not treat every j alike."""
+    from sympy import Sum, exp
+
+    from sdpa_proofs import E, d, get_model, i, j, q
+    from sdpa_proofs.exactcheck import exact_check
+
+    def w(x):
+        return (x - 1) * (x - 2) * (x - 3)
+
+    model = get_model("independent-normal")
+    assert exact_check(Sum(E(w(j) * q[j]**2), (j, 1, d)), d * E(w(i) * q[i]**2),
+                       model).status != "pass"
+    assert exact_check(Sum(E(exp(i * q[i])), (i, 1, d)), d, model).status != "pass"
+
+
+def test_stein_needs_a_g_without_jumps():
+    from sympy import Abs, Derivative, Max
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    x = q[1]
+    g = Max(0, x) / Abs(x)
+    verdict = rule_check(E(x * g), sigma_q**2 * E(Derivative(g, x)),
+                         resolve(["stein", "differentiate"]), get_model("independent-normal"))
+    assert verdict.status == "fail" and "differentiable" in verdict.reason
+
+
+def test_an_abbreviation_that_sums_over_its_own_index(tmp_path, capsys):
+    write(tmp_path, "pattern.py", HEADER + '''
+w = IndexedBase("w")
+ll = Symbol("ll", integer=True, positive=True)
+pattern = Derivation(claim=Eq(w[1], d * sigma_q**2),
+                     where={w[ll]: Sum(E(q[ll]**2), (ll, 1, d))},
+                     models=["independent-normal"],
+                     steps=[Step(d * sigma_q**2, ["second_moment", "model_variance",
+                                                  "zero_mean", "count_terms"])])
+''')
+    code, output, data = verify(tmp_path, "--strict", capsys=capsys)
+    assert code in (0, 1, 2) and "internal" not in output
