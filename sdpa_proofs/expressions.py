@@ -10,6 +10,8 @@ import sympy as sp
 from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 from sympy.printing.precedence import PRECEDENCE
 
+from .errors import BadInput
+
 
 class RandomVector(IndexedBase):
     """A random vector; its coordinates ``v[i]`` are the random variables of a derivation."""
@@ -242,7 +244,8 @@ def unfold(expr: Expr, definitions: dict) -> Expr:
         if new == expr:
             return new
         expr = new
-    raise ValueError("the definitions refer to each other in a cycle")
+    raise BadInput("the abbreviations refer to each other in a cycle: "
+                   + ", ".join(str(k) for k in definitions))
 
 
 def instantiate(key: Indexed, value: Expr, indices: tuple) -> Expr:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from sympy import Expr, Indexed, Mul, Pow, default_sort_key
+from sympy import Derivative, Expr, Indexed, Mul, Pow, Sum, default_sort_key
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.str import StrPrinter
 
+from .expressions import MaxOver, SumOverDistinct
+
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+#: what reaches to the right when printed bare: Σ_i ..., max_l ..., ∂/∂z ...
+_REACHING = (Sum, SumOverDistinct, MaxOver, Derivative)
 
 
 READING_ORDER = {"d": 0, "rho": 1, "alpha": 2, "beta": 3, "mu": 4, "q": 5, "k": 6}
@@ -34,6 +39,13 @@ def in_reading_order(printer, expr: Mul, print_mul) -> str:
 
 class TextPrinter(StrPrinter):
     printmethod = "_sdpa_text"  # so that Indexed's own _sympystr does not take over
+
+    def parenthesize(self, item, level, strict=False) -> str:
+        """A sum, maximum or derivative as a factor or a base is bracketed whole: "Σ_i a_i·b"
+        or "∂/∂z z²·z" would read as if it reached over what follows."""
+        if isinstance(item, _REACHING) and level >= PRECEDENCE["Mul"]:
+            return f"({self._print(item)})"
+        return super().parenthesize(item, level, strict)
 
     def _print_Symbol(self, expr: Expr) -> str:
         head, _, tail = expr.name.partition("_")
@@ -63,8 +75,7 @@ class TextPrinter(StrPrinter):
 
     def _base(self, base: Expr) -> str:
         """A power's base, in parentheses unless it is a single symbol, entry or moment."""
-        printed = self.parenthesize(base, 60)
-        return f"({printed})" if printed.startswith("Σ") else printed
+        return self.parenthesize(base, PRECEDENCE["Pow"])
 
     def _print_Pow(self, expr: Pow, rational: bool = False) -> str:
         if expr.exp.is_Integer and expr.exp > 1:

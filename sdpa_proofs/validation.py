@@ -43,6 +43,11 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     at = f"{derivation.file}:{derivation.line}"
     if not models:
         raise BadInput(f"{at}: no model: a claim is checked under at least one")
+    try:
+        for key in derivation.where:
+            unfold(key, derivation.where)
+    except BadInput as error:
+        raise BadInput(f"{at}: where: {error}") from None
     _names_are_unique(derivation.name, _places(derivation) + _model_places(models))
     for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)

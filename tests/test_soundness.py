@@ -885,3 +885,29 @@ pattern = Derivation(claim=Eq(w[1], d * sigma_q**2),
 ''')
     code, output, data = verify(tmp_path, "--strict", capsys=capsys)
     assert code in (0, 1, 2) and "internal" not in output
+
+
+# ---- found by attacking the checker, tenth round ---------------------------------------------
+
+def test_the_claim_shown_brackets_what_a_sum_or_derivative_reaches():
+    """(d/dz z^2)·z is not d/dz (z^2·z), and (Σ z_l²)^(3/2) is not Σ (z_l²)^(3/2): the text of
+    a claim must say which one was checked."""
+    from sympy import Derivative, Rational, Sum
+
+    from sdpa_proofs import MaxOver, SumOverDistinct, d, i, j, k, l, n, q, z
+    from sdpa_proofs.text import show
+
+    assert show(Derivative(z[1]**2, z[1]) * z[1]) == "(∂/∂z_1 z_1²)·z_1"
+    assert show(Sum(z[l]**2, (l, 1, n))**Rational(3, 2)).startswith("(Σ_{l=1..n} z_l²)")
+    assert show(SumOverDistinct(q[i] * q[j], i, j, d) * k[1]).startswith("(Σ_{i≠j}")
+    assert show(2 * MaxOver(z[l], (l, 1, n))) == "2·(max_{l=1..n} z_l)"
+
+
+def test_abbreviations_in_a_cycle_are_bad_input(tmp_path, capsys):
+    write(tmp_path, "cycle.py", HEADER + '''
+A, B = Symbol("A"), Symbol("B")
+cycle = Derivation(claim=Eq(E(A), 0), where={A: q[1] + B, B: A - q[1]},
+                   models=["independent-normal"], steps=[Step(0, ["linearity", "zero_mean"])])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "cycle" in output
