@@ -8,6 +8,7 @@ import re
 from sympy import Add, Expr
 from sympy.core.function import AppliedUndef
 from sympy.printing.latex import LatexPrinter
+from sympy.printing.precedence import PRECEDENCE
 
 from .citations import Cite
 from .derivation import Derivation
@@ -17,7 +18,7 @@ from .report import DerivationReport
 from .rules import Lemma
 from .sealing import UserRule
 from .texsafe import escape, text
-from .text import in_reading_order
+from .text import REACHING, in_reading_order
 
 
 class ProofPrinter(LatexPrinter):
@@ -25,6 +26,19 @@ class ProofPrinter(LatexPrinter):
     products in reading order (d, then q before k) rather than SymPy's alphabetical order.
     A name that is not a plain identifier (a user's Symbol("\\input{...}")) prints as
     escaped text, never as TeX."""
+
+    def parenthesize(self, item, level, is_neg=False, strict=False) -> str:
+        """A sum, maximum or derivative as a factor or a base is bracketed whole, as in the
+        text form (see text.TextPrinter.parenthesize)."""
+        if isinstance(item, REACHING) and level >= PRECEDENCE["Mul"]:
+            return r"\left(%s\right)" % self._print(item)
+        return super().parenthesize(item, level, is_neg, strict)
+
+    def _needs_mul_brackets(self, expr, first=False, last=False) -> bool:
+        """A sum, maximum or derivative before another factor would reach over it."""
+        if isinstance(expr, REACHING) and not last:
+            return True
+        return super()._needs_mul_brackets(expr, first, last)
 
     def _print_Symbol(self, expr: Expr, style: str = "plain") -> str:
         if _IDENTIFIER.fullmatch(expr.name):

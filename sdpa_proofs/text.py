@@ -11,7 +11,7 @@ from .expressions import MaxOver, SumOverDistinct
 
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 #: what reaches to the right when printed bare: Σ_i ..., max_l ..., ∂/∂z ...
-_REACHING = (Sum, SumOverDistinct, MaxOver, Derivative)
+REACHING = (Sum, SumOverDistinct, MaxOver, Derivative)
 
 
 READING_ORDER = {"d": 0, "rho": 1, "alpha": 2, "beta": 3, "mu": 4, "q": 5, "k": 6}
@@ -43,7 +43,7 @@ class TextPrinter(StrPrinter):
     def parenthesize(self, item, level, strict=False) -> str:
         """A sum, maximum or derivative as a factor or a base is bracketed whole: "Σ_i a_i·b"
         or "∂/∂z z²·z" would read as if it reached over what follows."""
-        if isinstance(item, _REACHING) and level >= PRECEDENCE["Mul"]:
+        if isinstance(item, REACHING) and level >= PRECEDENCE["Mul"]:
             return f"({self._print(item)})"
         return super().parenthesize(item, level, strict)
 

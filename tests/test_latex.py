@@ -48,3 +48,15 @@ def test_document_and_jupyter_rendering():
     jupyter = derivation._repr_latex_()
     assert jupyter.startswith("$$") and r"\begin{alignedat}{2}" in jupyter
     assert "sigma_k" not in tex and sigma_k.name not in jupyter
+
+
+def test_a_sum_or_derivative_before_another_factor_is_bracketed():
+    """As in the text form: the LaTeX must not let a sum or derivative reach over a factor."""
+    from sympy import Derivative
+
+    from sdpa_proofs import z
+
+    assert to_latex(Derivative(z[1]**2, z[1]) * z[1]).startswith(r"\left(\frac{\partial}")
+    assert to_latex(SumOverDistinct(q[i] * q[j], i, j, d) * k[1]).startswith(
+        r"\left(\sum_{i \neq j}")
+    assert to_latex(d * Sum(q[i], (i, 1, d))) == r"d \sum_{i=1}^{d} {q}_{i}"
