@@ -273,7 +273,7 @@ def _integrated_pair(sides, model, substitution, point, dim):
     yield lhs, rhs, max(lhs_scale, rhs_scale, abs(lhs), abs(rhs)), {}
 
 
-_VALUES: dict = {}  # (model, parameter values, precision, expression) -> (value, scale)
+_VALUES: dict = {}  # (model, parameter values, precision, expression) -> (model, value, scale)
 _VALUES_KEPT = 4096
 
 
@@ -286,8 +286,9 @@ def _integrated(side: Expr, model: Model, substitution: dict) -> tuple:
             _VALUES.clear()
         evaluation = _Evaluation(model, substitution, mpmath.mp.dps)
         value = evaluation.value(side)
-        _VALUES[key] = value, evaluation.scale
-    return _VALUES[key]
+        # the entry holds the model, so that no other model can be given its id meanwhile
+        _VALUES[key] = model, value, evaluation.scale
+    return _VALUES[key][1:]
 
 
 POINTWISE_DRAWS = 3

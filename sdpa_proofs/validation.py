@@ -43,6 +43,10 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     at = f"{derivation.file}:{derivation.line}"
     if not models:
         raise BadInput(f"{at}: no model: a claim is checked under at least one")
+    names = [m.name for m in models]
+    for name in names:
+        if names.count(name) > 1 and len({id(m) for m in models if m.name == name}) > 1:
+            raise BadInput(f"{at}: two different models are called {name}: name them apart")
     try:
         for key in derivation.where:
             unfold(key, derivation.where)

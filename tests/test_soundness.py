@@ -911,3 +911,17 @@ cycle = Derivation(claim=Eq(E(A), 0), where={A: q[1] + B, B: A - q[1]},
 ''')
     code, output, _ = verify(tmp_path, capsys=capsys)
     assert code == 2 and "cycle" in output
+
+
+def test_two_different_models_cannot_share_a_name(tmp_path, capsys):
+    """What is established under a model (a citation, a lemma) is remembered by its name."""
+    write(tmp_path, "twins.py", HEADER + '''
+import dataclasses
+from sdpa_proofs.models import independent, correlated
+one = dataclasses.replace(independent(NORMAL), name="twin")
+other = dataclasses.replace(correlated(), name="twin")
+twins = Derivation(claim=Eq(E(q[1] * k[1]), 0), models=[one, other],
+                   steps=[Step(E(q[1]) * E(k[1]), "independence"), Step(0, "zero_mean")])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "two different models are called twin" in output
