@@ -188,6 +188,11 @@ def random_value(symbol: Symbol, rng: random.Random):
     declared otherwise), other reals as fractions."""
     if symbol.is_integer:
         low = 5 if symbol.is_positive else 0 if symbol.is_nonnegative else -40
-        return sp.Integer(rng.randint(low, 40))
+        high = -1 if symbol.is_negative else 0 if symbol.is_nonpositive else 40
+        return sp.Integer(rng.randint(low, high))
     value = sp.Rational(rng.randint(11, 97), rng.randint(7, 31))
-    return value if symbol.is_positive or symbol.is_nonnegative else value * rng.choice([1, -1])
+    if symbol.is_positive or symbol.is_nonnegative:
+        return value
+    if symbol.is_negative or symbol.is_nonpositive:
+        return -value
+    return value * rng.choice([1, -1])

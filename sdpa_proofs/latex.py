@@ -95,7 +95,8 @@ class ProofPrinter(LatexPrinter):
 
     def _print_SumOverDistinct(self, expr: Expr) -> str:
         i, j = (self._print(x) for x in expr.indices)
-        return r"\sum_{%s \neq %s} %s" % (i, j, self._summand(expr.function))
+        return r"\sum_{%s \neq %s}^{%s} %s" % (i, j, self._print(expr.upper),
+                                             self._summand(expr.function))
 
     def _print_MaxOver(self, expr: Expr) -> str:
         (index, lower, upper), = expr.limits

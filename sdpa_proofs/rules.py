@@ -51,15 +51,18 @@ class Context:
 
     def inside(self, node: Expr) -> Context:
         """The context of ``node``'s arguments: the indices it binds, with their ranges (and,
-        for a sum over i != j, that pair known distinct)."""
+        for a sum over i != j, that pair known distinct).  A pair known distinct outside says
+        nothing about an index the node binds anew."""
+        if not isinstance(node, SumOverDistinct | Sum | MaxOver):
+            return self
+        bound = set(bound_indices(node))
+        distinct = frozenset(pair for pair in self.distinct if not pair & bound)
         if isinstance(node, SumOverDistinct):
             i, j = node.indices
-            return replace(self, distinct=self.distinct | {frozenset(node.indices)},
+            return replace(self, distinct=distinct | {frozenset(node.indices)},
                            ranges={**self.ranges, i: (1, node.upper), j: (1, node.upper)})
-        if isinstance(node, (Sum, MaxOver)):
-            return replace(self, ranges={**self.ranges,
-                                         **{v: (lo, hi) for v, lo, hi in node.limits}})
-        return self
+        return replace(self, distinct=distinct,
+                       ranges={**self.ranges, **{v: (lo, hi) for v, lo, hi in node.limits}})
 
     def names_a_coordinate(self, index: Expr) -> bool:
         """An index known to lie in 1..dimension: a free index symbol (the convention of

@@ -82,9 +82,12 @@ class TextPrinter(StrPrinter):
             return self._base(expr.base) + str(int(expr.exp)).translate(_SUPERSCRIPTS)
         if expr.exp == 1 / 2 or str(expr.exp) == "1/2":
             return f"√{self._base(expr.base)}"
-        return super()._print_Pow(expr, rational)
+        printed = super()._print_Pow(expr, rational)
+        # StrPrinter's ** (and the 1/x it writes for x^-1) read as they are; only ** becomes ^
+        return printed.replace("**", "^")
 
     def _print_Mul(self, expr: Mul) -> str:
+        # "*" between factors is "·"; a power's "**" was printed as "^" already
         return in_reading_order(self, expr, super()._print_Mul).replace("*", "·")
 
     def _print_Sum(self, expr: Expr) -> str:
@@ -94,17 +97,21 @@ class TextPrinter(StrPrinter):
 
     def _print_SumOverDistinct(self, expr: Expr) -> str:
         i, j = (self._print(x) for x in expr.indices)
-        return f"Σ_{{{i}≠{j}}} " + self.parenthesize(expr.function, 45)
+        return f"Σ_{{{i}≠{j}=1..{self._print(expr.upper)}}} " + \
+            self.parenthesize(expr.function, 45)
 
 
     def _print_KroneckerDelta(self, expr: Expr) -> str:
         return "δ_{" + ",".join(self._print(a) for a in expr.args) + "}"
 
     def _print_Derivative(self, expr: Expr) -> str:
+        """∂²/∂z_1² f for the second derivative: the order on ∂ as well as on the variable."""
+        order = sum(int(c) for _, c in expr.variable_count)
         variables = "".join(f"∂{self._print(v)}" + (str(int(c)).translate(_SUPERSCRIPTS)
                                                     if c > 1 else "")
                             for v, c in expr.variable_count)
-        return f"∂/{variables} " + self.parenthesize(expr.expr, 45)
+        top = "∂" + (str(order).translate(_SUPERSCRIPTS) if order > 1 else "")
+        return f"{top}/{variables} " + self.parenthesize(expr.expr, 45)
 
     def _print_MaxOver(self, expr: Expr) -> str:
         (index, lower, upper), = expr.limits

@@ -53,6 +53,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     except BadInput as error:
         raise BadInput(f"{at}: where: {error}") from None
     _names_are_unique(derivation.name, _places(derivation) + _model_places(models))
+    _no_symbol_prints_like_an_entry(_places(derivation) + _model_places(models))
     for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
@@ -107,6 +108,27 @@ def _names_are_unique(name: str, places: list[tuple[str, Expr]]) -> None:
         if other[0] != thing:
             raise BadInput(f"{place}: two different symbols print as {printed} (here and at "
                            f"{other[1]}): give them different names")
+
+
+def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
+    """A plain symbol must not print like a coordinate or an entry (Symbol("q_1") reads as the
+    random coordinate q_1) nor like a built-in symbol written another way (Symbol("σ_q"))."""
+    vectors = {show(x.label) for x in LIBRARY.values() if isinstance(x, IndexedBase)}
+    for _, expr in places:
+        vectors |= {show(x.base.label) for x in expr.atoms(Indexed)}
+    printed_builtins = {show(x): x for x in LIBRARY.values() if type(x) is Symbol}
+    for place, expr in places:
+        for symbol in expr.atoms(Symbol):
+            if isinstance(symbol, sp.Dummy) or symbol in printed_builtins.values() or any(
+                    symbol == x.base.label for x in expr.atoms(Indexed)):
+                continue  # the toolkit's own (p_max) and the labels of vectors
+            printed = show(symbol)
+            twin = printed_builtins.get(printed)
+            if twin is not None and twin != symbol or any(
+                    printed.startswith((f"{v}_", f"{v}[")) for v in vectors):
+                like = f"the built-in {printed}" if twin is not None else "a coordinate or entry"
+                raise BadInput(f"{place}: the symbol {printed} prints like {like}: choose "
+                               "another name")
 
 
 def _no_look_alikes(place: str, expr: Expr) -> None:

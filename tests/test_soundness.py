@@ -336,7 +336,7 @@ DECLARATIONS = {
         sigma = Symbol("sigma_q")  # no positivity: sqrt(sigma**2) is not sigma
         variance = Derivation(claim=Eq(Var(q[1]), sigma**2), models=["independent-normal"],
                               steps=[Step(sigma**2, "model_variance")])
-        '''), "prints like the built-in sigma_q"),
+        '''), "prints like the built-in"),
 }
 
 
@@ -899,7 +899,7 @@ def test_the_claim_shown_brackets_what_a_sum_or_derivative_reaches():
 
     assert show(Derivative(z[1]**2, z[1]) * z[1]) == "(∂/∂z_1 z_1²)·z_1"
     assert show(Sum(z[l]**2, (l, 1, n))**Rational(3, 2)).startswith("(Σ_{l=1..n} z_l²)")
-    assert show(SumOverDistinct(q[i] * q[j], i, j, d) * k[1]).startswith("(Σ_{i≠j}")
+    assert show(SumOverDistinct(q[i] * q[j], i, j, d) * k[1]).startswith("(Σ_{i≠j=1..d}")
     assert show(2 * MaxOver(z[l], (l, 1, n))) == "2·(max_{l=1..n} z_l)"
 
 
@@ -925,3 +925,42 @@ twins = Derivation(claim=Eq(E(q[1] * k[1]), 0), models=[one, other],
 ''')
     code, output, _ = verify(tmp_path, capsys=capsys)
     assert code == 2 and "two different models are called twin" in output
+
+
+# ---- found by attacking the checker, eleventh round ------------------------------------------
+
+def test_the_claim_shown_writes_powers_orders_and_ranges_as_checked():
+    from sympy import Derivative, Rational
+
+    from sdpa_proofs import SumOverDistinct, d, i, j, sigma_k, sigma_q, z
+    from sdpa_proofs.text import show
+
+    assert show(d**Rational(3, 2) * sigma_q * sigma_k) == "d^(3/2)·σ_q·σ_k"
+    assert show(SumOverDistinct(z[1]**2, i, j, 2)).startswith("Σ_{i≠j=1..2}")
+    assert show(Derivative(z[1]**3, (z[1], 2))).startswith("∂²/∂z_1²")
+
+
+@pytest.mark.parametrize("name", ["q_1", "σ_q", "k[2]"])
+def test_a_symbol_may_not_print_like_a_coordinate_or_a_built_in(name, tmp_path, capsys):
+    write(tmp_path, "lookalike.py", HEADER + f'''
+fake = Symbol({name!r}, real=True)
+lookalike = Derivation(claim=Eq(Var(fake + k[1]), sigma_k**2), models=["independent-normal"],
+                       steps=[Step(sigma_k**2, ["variance_definition", "linearity"])])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "prints like" in output
+
+
+def test_a_distinct_pair_says_nothing_of_an_index_bound_anew():
+    """With i != j known outside, a sum that binds i or j again must not inherit it."""
+    from sympy import Sum
+
+    from sdpa_proofs import E, d, get_model, i, j, q
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    double = E(Sum(Sum(q[i] * q[j], (j, 1, d)), (i, 1, d)))
+    factored = Sum(Sum(E(q[i]) * E(q[j]), (j, 1, d)), (i, 1, d))
+    verdict = rule_check(double, factored, resolve(["linearity", "independence"]),
+                         get_model("independent-normal"), frozenset({frozenset((i, j))}))
+    assert verdict.status == "fail"
