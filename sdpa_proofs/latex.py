@@ -34,6 +34,10 @@ class ProofPrinter(LatexPrinter):
             return r"\left(%s\right)" % self._print(item)
         return super().parenthesize(item, level, is_neg, strict)
 
+    def _needs_add_brackets(self, expr) -> bool:
+        """A sum, maximum or derivative as a term is bracketed, as in the text form."""
+        return isinstance(expr, REACHING) or super()._needs_add_brackets(expr)
+
     def _needs_mul_brackets(self, expr, first=False, last=False) -> bool:
         """A sum, maximum or derivative before another factor would reach over it."""
         if isinstance(expr, REACHING) and not last:

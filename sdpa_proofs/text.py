@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from sympy import Derivative, Expr, Indexed, Mul, Pow, Sum, default_sort_key
-from sympy.printing.precedence import PRECEDENCE
+from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.str import StrPrinter
 
@@ -43,9 +43,25 @@ class TextPrinter(StrPrinter):
     def parenthesize(self, item, level, strict=False) -> str:
         """A sum, maximum or derivative as a factor or a base is bracketed whole: "Σ_i a_i·b"
         or "∂/∂z z²·z" would read as if it reached over what follows."""
-        if isinstance(item, REACHING) and level >= PRECEDENCE["Mul"]:
+        if isinstance(item, REACHING) and level >= PRECEDENCE["Add"]:
             return f"({self._print(item)})"
         return super().parenthesize(item, level, strict)
+
+    def _print_Add(self, expr: Expr, order=None) -> str:
+        """As StrPrinter prints a sum of terms, but a term that reaches to the right (Σ, max,
+        ∂) is bracketed: "∂/∂z z² + z" would read as the derivative of z² + z."""
+        printed = []
+        for term in self._as_ordered_terms(expr, order=order):
+            text = self._print(term)
+            sign = "+"
+            if text.startswith("-") and not term.is_Add:
+                sign, text = "-", text[1:]
+            if isinstance(term, REACHING) or term.is_Add or \
+                    precedence(term) < precedence(expr):
+                text = f"({text})"
+            printed += [sign, text]
+        first = printed.pop(0)
+        return ("" if first == "+" else first) + " ".join(printed)
 
     def _print_Symbol(self, expr: Expr) -> str:
         head, _, tail = expr.name.partition("_")

@@ -137,6 +137,10 @@ def _no_look_alikes(place: str, expr: Expr) -> None:
     named = set(expr.atoms(Symbol)) | {x.base for x in expr.atoms(Indexed)}
     for thing in named:
         name = str(thing.label if isinstance(thing, IndexedBase) else thing)
+        if not name.isidentifier() and not isinstance(thing, sp.Dummy):
+            raise BadInput(f"{place}: the name {name!r} is not a plain name (letters, digits "
+                           "and _, not starting with a digit): it could print like an "
+                           "expression")
         if name.startswith("_") and not isinstance(thing, sp.Dummy):
             raise BadInput(f"{place}: the name {name} starts with _, which the toolkit keeps for "
                            "names of its own: choose another")

@@ -964,3 +964,26 @@ def test_a_distinct_pair_says_nothing_of_an_index_bound_anew():
     verdict = rule_check(double, factored, resolve(["linearity", "independence"]),
                          get_model("independent-normal"), frozenset({frozenset((i, j))}))
     assert verdict.status == "fail"
+
+
+# ---- found by attacking the checker, twelfth round -------------------------------------------
+
+@pytest.mark.parametrize("name", ["2·q_2", "", "} = 0 ∧ {", "-q_1"])
+def test_a_name_that_is_not_a_plain_name_is_bad_input(name, tmp_path, capsys):
+    write(tmp_path, "named.py", HEADER + f'''
+X = Symbol({name!r}, real=True)
+named = Derivation(claim=Eq(Var(q[1] + X), sigma_q**2), models=["independent-normal"],
+                   steps=[Step(sigma_q**2, ["variance_definition", "linearity", "zero_mean",
+                                            "second_moment", "model_variance"])])
+''')
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "not a plain name" in output
+
+
+def test_a_sum_or_derivative_among_terms_is_bracketed():
+    from sympy import Derivative
+
+    from sdpa_proofs import z
+    from sdpa_proofs.text import show
+
+    assert show(Derivative(z[1]**2, z[1]) + z[1]) == "(∂/∂z_1 z_1²) + z_1"
