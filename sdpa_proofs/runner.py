@@ -139,8 +139,8 @@ def check_sealed(sealed: dict, settings: VerifySettings,
             report.models.append(_check_under(derivation, rules, model, settings, claim, user))
         except InternalError as error:
             report.error = str(error)
-            report.internal = error.__cause__ is not None and "".join(
-                traceback.format_exception(error.__cause__)) or str(error)
+            cause = error.__cause__
+            report.internal = "".join(traceback.format_exception(cause)) if cause else str(error)
             return report
     if settings.monte_carlo and not derivation.distinct:  # generic indices: nothing to sample
         for position, (model, model_report) in enumerate(zip(models, report.models)):

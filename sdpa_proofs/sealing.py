@@ -150,14 +150,14 @@ def _model_header(model: Model) -> dict:
                                  for point in model.parameter_points]}
 
 
-def unseal_model(data: dict) -> tuple[Model, bool]:
-    """(the model, whether it is user-defined).  A model that takes a built-in name must be
-    that built-in model, so that no output can show a look-alike under its name."""
+def unseal_model(data: dict) -> Model:
+    """The model, the registry's own object for a built-in one.  A model that takes a built-in
+    name must be that built-in model, so that no output can show a look-alike under its name."""
     if "builtin" in data:
         name = data["builtin"]
         if name not in MODELS:
             raise BadInput(f"unknown model {name!r}; known: {', '.join(MODELS)}")
-        return MODELS[name], False
+        return MODELS[name]
     ((kind, fields),) = data.items()
     header = {"name": _text(fields["name"]), "title": _text(fields["title"]),
               "dimension": unseal_expr(fields["dimension"]),
@@ -182,8 +182,8 @@ def unseal_model(data: dict) -> tuple[Model, bool]:
         if seal_model(builtin) != data:
             raise BadInput(f"a model calls itself {model.name!r} but is not the built-in model "
                            "of that name: give it a name of its own")
-        return builtin, False
-    return model, True
+        return builtin
+    return model
 
 
 # ---- rules -------------------------------------------------------------------------------
@@ -299,7 +299,7 @@ def unseal(data: dict) -> Derivation:
     steps = [Step(unseal_expr(s["expr"]), [unseal_rule(r) for r in s["by"]], _text(s["why"]),
                   rel=_text(s["rel"]), file=_text(s["file"]), line=int(s["line"]))
              for s in data["steps"]]
-    models = [unseal_model(m)[0] for m in data["models"]]
+    models = [unseal_model(m) for m in data["models"]]
     derivation = Derivation(
         claim=claim, steps=steps, title=_text(data["title"]), name=_text(data["name"]),
         where={unseal_expr(k): unseal_expr(v) for k, v in data["where"]},

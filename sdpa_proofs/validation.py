@@ -52,7 +52,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
             unfold(key, derivation.where)
     except BadInput as error:
         raise BadInput(f"{at}: where: {error}") from None
-    _names_are_unique(derivation.name, _places(derivation) + _model_places(models))
+    _names_are_unique(_places(derivation) + _model_places(models))
     _no_symbol_prints_like_an_entry(_places(derivation) + _model_places(models))
     for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)
@@ -92,7 +92,7 @@ def _model_places(models: list[Model]) -> list[tuple[str, Expr]]:
     return places
 
 
-def _names_are_unique(name: str, places: list[tuple[str, Expr]]) -> None:
+def _names_are_unique(places: list[tuple[str, Expr]]) -> None:
     """Two different symbols (or vectors) that print alike would make the claim shown differ
     from the claim checked: Symbol("a", positive=True) and Symbol("a", nonpositive=True)."""
     found = [(thing, place) for place, expr in places
