@@ -7,6 +7,8 @@ exactly against the family's own density (for the numerical check), and a NumPy 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
+from math import factorial
 
 import mpmath
 import numpy as np
@@ -112,15 +114,66 @@ class Laplace(Family):
         return sp.factorial(n) * (sigma / sp.sqrt(2)) ** n
 
     def rule(self, points, sigma, dps):
-        """Gauss-Laguerre on each half-line, reflected: exact for polynomials of degree < 2n."""
-        nodes, weights = _gauss(points, "laguerre", dps)
+        """Exact for polynomials of degree < 2 * points.  Up to MOMENT_RULE_POINTS points, the
+        Gauss rule of the density itself (from its moments E[(X/b)^n] = n!, n even); beyond,
+        where exact rational recurrences grow too costly, Gauss-Laguerre on each half-line,
+        reflected (twice the nodes)."""
         with mpmath.workdps(dps):
             b = sigma / mpmath.sqrt(2)
+        if points <= MOMENT_RULE_POINTS:
+            key = (points, "laplace", dps)
+            if key not in GAUSS_RULES:
+                moments = [factorial(n) if n % 2 == 0 else 0 for n in range(2 * points)]
+                GAUSS_RULES[key] = gauss_from_moments(moments, points, dps)
+            nodes, weights = GAUSS_RULES[key]
+            with mpmath.workdps(dps):
+                return [(w, b * x) for x, w in zip(nodes, weights)]
+        nodes, weights = _gauss(points, "laguerre", dps)
+        with mpmath.workdps(dps):
             half = [(w / 2, b * x) for x, w in zip(nodes, weights)]
             return half + [(w, -x) for w, x in half]
 
     def sample(self, rng, shape, sigma):
         return rng.laplace(0.0, sigma / np.sqrt(2.0), shape)
+
+
+MOMENT_RULE_POINTS = 16
+
+
+def gauss_from_moments(moments: list[int], points: int, dps: int) -> tuple:
+    """Nodes and weights of the ``points``-point Gauss rule of a probability law from its
+    moments E[X^0..X^(2 points - 1)]: the three-term recurrence by Chebyshev's algorithm in
+    exact rational arithmetic (the moment map is ill-conditioned in floating point), then the
+    eigenvalues of the Jacobi matrix (Golub-Welsch) at ``dps`` digits."""
+    alpha, beta = _recurrence(moments, points)
+    with mpmath.workdps(dps + 10):
+        jacobi = mpmath.matrix(points, points)
+        for n in range(points):
+            jacobi[n, n] = mpmath.mpf(alpha[n].numerator) / alpha[n].denominator
+            if n:
+                off = mpmath.sqrt(mpmath.mpf(beta[n].numerator) / beta[n].denominator)
+                jacobi[n, n - 1] = jacobi[n - 1, n] = off
+        nodes, vectors = mpmath.eigsy(jacobi)
+        weights = [vectors[0, n] ** 2 * moments[0] for n in range(points)]
+    with mpmath.workdps(dps):
+        return tuple(+x for x in nodes), tuple(+w for w in weights)
+
+
+def _recurrence(moments: list[int], points: int) -> tuple[list[Fraction], list[Fraction]]:
+    """alpha_n, beta_n of the monic orthogonal polynomials, p_(n+1) = (x - alpha_n) p_n -
+    beta_n p_(n-1), from the moments (Gautschi, Orthogonal Polynomials, algorithm 2.1)."""
+    previous = [Fraction(0)] * len(moments)
+    current = [Fraction(m) for m in moments]
+    alpha = [current[1] / current[0]]
+    beta = [current[0]]
+    for n in range(1, points):
+        following = [Fraction(0)] * len(moments)
+        for m in range(n, 2 * points - n):
+            following[m] = current[m + 1] - alpha[n - 1] * current[m] - beta[n - 1] * previous[m]
+        alpha.append(following[n + 1] / following[n] - current[n] / current[n - 1])
+        beta.append(following[n] / current[n - 1])
+        previous, current = current, following
+    return alpha, beta
 
 
 NORMAL = Normal("Normal", r"\mathcal{{N}}(0, {s}^2)")

@@ -118,6 +118,44 @@ def test_quadrature_rules_against_plain_quad(family):
     mpmath.mp.dps = 15
 
 
+def test_the_laplace_rule_is_a_gauss_rule_with_as_many_nodes_as_asked():
+    """m nodes, exact for every degree below 2m (against E[X^n] = n! b^n) and not at 2m: the
+    Gauss rule of the Laplace density, where two reflected Laguerre rules need 2m nodes."""
+    from sdpa_proofs.distributions import LAPLACE
+
+    with mpmath.workdps(40):
+        for m in (1, 2, 3, 5, 8, 16):
+            rule = LAPLACE.rule(m, mpmath.mpf(1), 40)
+            assert len(rule) == m
+
+            def error(n, rule=rule):
+                exact = mpmath.mpf(sp.N(LAPLACE.moment(n, 1), 50))
+                size = sum(w * abs(x) ** n for w, x in rule)  # odd moments: terms cancel
+                difference = abs(sum(w * x**n for w, x in rule) - exact)
+                return difference / max(size, exact) if difference else 0
+
+            assert max(error(n) for n in range(2 * m)) < mpmath.mpf(10) ** -30
+            assert error(2 * m) > mpmath.mpf(10) ** -3
+
+
+def test_gauss_rules_from_moments_match_gauss_hermite():
+    """Fed the moments of N(0, 1/2) (density e^(-x^2) / sqrt(pi)), the moment construction
+    gives mpmath's Gauss-Hermite nodes, and weights divided by sqrt(pi)."""
+    from sdpa_proofs.distributions import gauss_from_moments
+
+    for m in (1, 4, 9):
+        half_moments = [sp.factorial2(n - 1) / sp.Integer(2) ** (n // 2) if n % 2 == 0 else 0
+                        for n in range(2 * m)]
+        # the recurrence takes integers: moments of sqrt(2) X, scaled back below
+        moments = [int(x * 2 ** (n // 2)) for n, x in enumerate(half_moments)]
+        nodes, weights = gauss_from_moments(moments, m, 40)
+        with mpmath.workdps(40):
+            hermite_nodes, hermite_weights = mpmath.mp.gauss_quadrature(m, "hermite")
+            for x, w, hx, hw in zip(nodes, weights, hermite_nodes, hermite_weights):
+                assert abs(x / mpmath.sqrt(2) - hx) < mpmath.mpf(10) ** -35
+                assert abs(w - hw / mpmath.sqrt(mpmath.pi)) < mpmath.mpf(10) ** -35
+
+
 def test_two_dimensional_integration_against_plain_quad():
     """E[(q_1 k_1 + q_1^2)^2] under the Uniform model, tensor Gauss rule versus mpmath.quad."""
     uniform = INDEPENDENT[1]
