@@ -205,10 +205,13 @@ def _cases(before: Expr, after: Expr, model: Model, settings: NumericSettings,
     """(both sides made concrete, where, substitution, point, d) for every dimension, parameter
     point, value of the free indices and draw of values for the symbols nothing fixes."""
     for dim in settings.dimensions:
-        for point in model.parameter_points:
-            substitution = model.concrete(point, dim)
-            for indices in concrete_index_values([before, after], distinct, dim):
-                concrete = [concretise(x, substitution, indices) for x in (before, after)]
+        for indices in concrete_index_values([before, after], distinct, dim):
+            # the sums written out once per dimension, then each parameter point put in
+            written = [concretise(x, {model.dimension: sp.Integer(dim)}, indices)
+                       for x in (before, after)]
+            for point in model.parameter_points:
+                substitution = model.concrete(point, dim)
+                concrete = [x.xreplace(substitution) for x in written]
                 for draw in range(ARBITRARY_DRAWS):
                     arbitrary = arbitrary_values(concrete, draw)
                     if draw and not arbitrary:
@@ -218,8 +221,8 @@ def _cases(before: Expr, after: Expr, model: Model, settings: NumericSettings,
                              **{str(k): int(v) for k, v in indices.items()},
                              **{str(k): str(v) for k, v in arbitrary.items()}}
                     # a sum may run up to a symbol that only now has its value
-                    yield ([expand_sums(side.xreplace(arbitrary)) for side in concrete], where,
-                           substitution, point, dim)
+                    yield ([expand_sums(side.xreplace(arbitrary)) if arbitrary else side
+                            for side in concrete], where, substitution, point, dim)
 
 
 MAX_EXTRA_DIGITS = 600  # the most the precision is raised to see through cancelling terms
