@@ -34,7 +34,13 @@ from .distributions import GAUSS_RULES
 from .errors import BadInput, BudgetExceeded
 from .loader import LoadError, discover, run_file
 from .report import DerivationReport, RunReport
-from .runner import VerifySettings, check_sealed, sample, user_rule_verdicts
+from .runner import (
+    VerifySettings,
+    check_sealed,
+    claims_to_sample,
+    sample_claims,
+    user_rule_verdicts,
+)
 from .sealing import seal, seal_model, unseal, user_code_steps
 from .text import printable
 from .verdicts import UNDECIDED, MonteCarloResult
@@ -276,11 +282,21 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
                  progress: FileProgress | None = None) -> RunReport:
     """Load and check every derivation file under ``paths``, each in its own workers; files
     that do not load become error entries, and the others are still checked.  ``progress``
-    hears of each file as it finishes, with its reports."""
+    hears of each file as it finishes, with its reports.
+
+    All files are loaded first; then one sampler backs every claim by Monte Carlo (drawing
+    once for all of them) while the checkers check the steps."""
     settings = settings or VerifySettings()
     run = RunReport(allow_undecided=settings.allow_undecided, strict=settings.strict)
     files, errors = discover(paths)
     run.derivations.extend(_error_report(e) for e in errors)
+    checking = replace(settings, sample_later=True)
+    loaded: dict[Path, list | LoadError] = {}
+
+    def keep(path: Path):
+        return lambda outcome: loaded.__setitem__(path, outcome) or []
+
+    run_tasks([_load_task(path, checking, keep(path)) for path in files], settings.jobs)
     results: dict[Path, list[DerivationReport]] = {}
 
     def finished(path: Path, reports: list[DerivationReport]) -> None:
@@ -288,19 +304,21 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
         if progress:
             progress(printable(path), reports)
 
-    def loaded(path: Path):
-        def then(outcome: list | LoadError) -> list:
-            if isinstance(outcome, LoadError):
-                finished(path, [_error_report(outcome)])
-                return []
-            return [_check_task(path, outcome, settings, lambda r: finished(path, r))]
-        return then
-
-    checking = replace(settings, sample_later=True)
-    run_tasks([_load_task(path, checking, loaded(path)) for path in files], settings.jobs)
+    sealed = {path: outcome for path, outcome in loaded.items()
+              if not isinstance(outcome, LoadError)}
+    samples: dict = {}
+    tasks = [_sampler_task(sealed, settings, samples)] if settings.monte_carlo and sealed else []
+    for path in files:
+        outcome = loaded.get(path, LoadError(str(path), "the loader sent nothing"))
+        if isinstance(outcome, LoadError):
+            finished(path, [_error_report(outcome)])
+        else:
+            tasks.append(_check_task(path, outcome, checking,
+                                     lambda r, path=path: finished(path, r)))
+    run_tasks(tasks, settings.jobs)
     for path in files:
         run.derivations.extend(results.get(path, []))
-    run_tasks(_sampling_tasks(run.derivations, settings, progress), settings.jobs)
+    _merge_samples(results, samples, progress)
     if not files and not errors:
         run.derivations.append(DerivationReport(
             name=", ".join(paths), file=", ".join(paths),
@@ -309,41 +327,56 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
     return run
 
 
-def _sampling_tasks(reports: list[DerivationReport], settings: VerifySettings,
-                    progress: FileProgress | None) -> list[_Task]:
-    """One sampler per model, for the claims of every derivation checked under it: each model's
-    samples are drawn once per run (a fork of the parent, like the checkers)."""
-    groups: dict[str, list] = {}
-    for report in reports:
-        for position, claim, model in report.to_sample:
-            groups.setdefault(json.dumps(seal_model(model), sort_keys=True), []).append(
-                (report, position, claim, model))
-        report.to_sample = []
-    tasks = []
-    for items in groups.values():
-        model = items[0][3]  # equal models: one object, so that its samples are drawn once
-        claims = [claim for _, _, claim, _ in items]
+def _sampler_task(sealed: dict[Path, list[dict]], settings: VerifySettings,
+                  samples: dict) -> _Task:
+    """One sampler for the claims of every loaded derivation (a fork of the parent, like the
+    checkers): models built from the same standardised latents share their draws.  Its
+    results land in ``samples``: (file, derivation, model position) -> results; a sampler
+    that fails leaves every claim undecided, with the reason."""
+    items = [(str(path), n, item) for path, found in sealed.items()
+             for n, item in enumerate(found)]
+    claims = sum(len(item.get("models") or [1]) for _, _, item in items)
 
-        def done(payload: bytes | None, reason: str, items=items, model=model) -> list:
-            results = pickle.loads(payload) if payload is not None else [  # noqa: S301
-                [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
-                                  f"Monte Carlo {reason}")]] * len(items)
-            for (report, position, _, _), result in zip(items, results):
-                report.models[position].monte_carlo = result
-            if progress:
-                progress(f"Monte Carlo under {printable(model.name)}",
-                         list(dict.fromkeys(report for report, *_ in items)))
-            return []
+    def done(payload: bytes | None, reason: str) -> list:
+        if payload is None:
+            samples["failed"] = [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
+                                                  f"Monte Carlo {reason}")]
+        else:
+            samples.update(pickle.loads(payload))  # noqa: S301 - a fork that ran no user code
+        return []
 
-        seconds = SLACK + settings.budget * len(claims) if settings.budget else None
-        tasks.append(_Task(f"sampling under {model.name}", _sample_claims,
-                           (claims, model, settings), seconds, done, settings.memory))
-    return tasks
+    seconds = SLACK + settings.budget * claims if settings.budget else None
+    return _Task("sampling", _sample_sealed, (items, settings), seconds, done, settings.memory)
 
 
-def _sample_claims(claims: list, model, settings: VerifySettings, extend: Callable) -> bytes:
-    """In a sampler: Monte Carlo for each claim, the model's samples drawn once."""
-    return pickle.dumps([sample(claim, model, settings) for claim in claims])
+def _sample_sealed(items: list[tuple], settings: VerifySettings, extend: Callable) -> bytes:
+    """In the sampler: Monte Carlo for the claim of each derivation under each of its models,
+    equal models taken as one so that their samples are drawn once."""
+    keys, pairs, same = [], [], {}
+    for path, n, item in items:
+        for position, claim, model in claims_to_sample(item, settings):
+            model = same.setdefault(json.dumps(seal_model(model), sort_keys=True), model)
+            keys.append((path, n, position))
+            pairs.append((claim, model))
+    return pickle.dumps(dict(zip(keys, sample_claims(pairs, settings))))
+
+
+def _merge_samples(results: dict[Path, list[DerivationReport]], samples: dict,
+                   progress: FileProgress | None) -> None:
+    """Each checked model's Monte Carlo results into its report (a derivation that did not
+    check, an error say, has no model to receive them); a line per model for ``progress``."""
+    failed = samples.get("failed")
+    touched: dict[str, dict[int, DerivationReport]] = {}
+    for path, reports in results.items():
+        for n, report in enumerate(reports):
+            for position, model_report in enumerate(report.models):
+                result = failed or samples.get((str(path), n, position))
+                if result is not None:
+                    model_report.monte_carlo = result
+                    touched.setdefault(model_report.model, {})[id(report)] = report
+    if progress:
+        for model, reports in touched.items():
+            progress(f"Monte Carlo under {printable(model)}", list(reports.values()))
 
 
 def _error_report(error: LoadError) -> DerivationReport:

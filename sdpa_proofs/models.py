@@ -97,6 +97,13 @@ class Model:
         """n draws of every vector at dimension ``dim``: vector -> array of shape (n, dim)."""
         raise NotImplementedError
 
+    def sample_from(self, source, n: int, dim: int, point: dict) -> dict:
+        """``sample`` with the randomness taken from ``source``, which hands out standardised
+        draws that other models of a run may share (``source.standard(family, slot, shape)``)
+        and generators of a model's own (``source.generator(key)``).  A model whose vectors
+        are not built from standardised latents draws from a generator of its own."""
+        return self.sample(source.generator(self.name), n, dim, point)
+
 
 def isserlis_moment(factors: list, mean, covariance) -> Expr:
     """E[X_1 ... X_n] for jointly Gaussian X_t (Isserlis/Wick, with means): the sum over partial
@@ -302,11 +309,22 @@ class LatentLinearModel(Model):
         return tensor_sum(on_grid, rules)
 
     def sample(self, rng, n, dim, point):
-        draws = {name: latent.family.sample(rng, (n, 1) if latent.shared else (n, dim), 1.0)
-                 for name, latent in self._latent.items()}
+        return self._built(lambda slot, latent, shape: latent.family.sample(rng, shape, 1.0),
+                           n, dim, point)
+
+    def sample_from(self, source, n, dim, point):
+        """The latents are standardised draws: a model's latents take distinct slots of the
+        source (so they are independent), which other models of the run may share."""
+        return self._built(lambda slot, latent, shape: source.standard(latent.family, slot,
+                                                                        shape), n, dim, point)
+
+    def _built(self, draw, n, dim, point):
+        """The vectors from the latents that ``draw(slot, latent, shape)`` gives."""
+        draws = {latent.name: draw(slot, latent, (n, 1) if latent.shared else (n, dim))
+                 for slot, latent in enumerate(self.latents)}
         arrays = {}
         for vector, loads in self.loadings.items():
-            value = None  # built in place: at d = 4096 each pass over the draws costs
+            value = None  # built in place: each pass over large arrays costs
             for name, c in loads.items():
                 term = float(sp.sympify(c).xreplace(point)) * draws[name]
                 value = term if value is None else np.add(value, term, out=value

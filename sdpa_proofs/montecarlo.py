@@ -6,6 +6,7 @@ gives the standard error, so any combination of E, Var and sd gets an honest int
 
 from __future__ import annotations
 
+import zlib
 from functools import lru_cache
 
 import numpy as np
@@ -124,7 +125,74 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
                 budget: float = 1.6e7) -> list[MonteCarloResult]:
     """Estimate both sides of the claim at each d from the same samples, batch by batch; the
     claim fails when the mean difference is more than TOLERANCE_SE standard errors from 0."""
-    point = model.parameter_points[0]
+    return check_claims([(claim, model)], dims, seed, budget)[0]
+
+
+def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 2026,
+                 budget: float = 1.6e7) -> list[list[MonteCarloResult]]:
+    """``check_claim`` for each (claim, model), all from one stream of draws.  The samples are
+    drawn in chunks of CHUNK_COORDINATES coordinates, and each chunk serves every claim before
+    the next is drawn: the arrays stay small enough to be reused instead of touched anew, and
+    models built from the same standardised latents (a Gaussian u, w, ...) share them, each
+    model's own latents being independent of each other.  A model whose sampler fails fails
+    its own claims only."""
+    plans = [_plan(claim, model, seed, dims) for claim, model in claims]
+    models = list({id(model): model for _, model in claims}.values())
+    for dim in dims:
+        n = samples_for(dim, budget)
+        sampled = [plan for plan in plans if isinstance(plan, _Plan) and plan.start(dim, n)]
+        if not sampled:
+            continue
+        rows = max(1, CHUNK_COORDINATES // dim)
+        for chunk, first in enumerate(range(0, n, rows)):
+            source = _Draws((seed, dim, chunk))
+            for model in models:
+                mine = [plan for plan in sampled if plan.model is model and not plan.done]
+                if mine:
+                    _add_chunk(mine, model, source, min(rows, n - first), dim,
+                               slice(first, first + rows))
+        for plan in sampled:
+            plan.finish()
+    return [plan.results if isinstance(plan, _Plan) else plan for plan in plans]
+
+
+def _add_chunk(plans: list[_Plan], model: Model, source: _Draws, rows: int, dim: int,
+               where: slice) -> None:
+    try:
+        arrays = model.sample_from(source, rows, dim, model.parameter_points[0])
+    except UnsupportedForSampling as error:
+        for plan in plans:
+            plan.stop(NOT_APPLICABLE, f"not sampled: {error}")
+        return
+    for plan in plans:
+        plan.add(arrays, where)
+
+
+class _Draws:
+    """Standardised draws for one chunk, each (family, slot, shape) drawn once and shared by
+    the models that ask for it; every stream seeded by what it is for."""
+
+    def __init__(self, key: tuple):
+        self.key, self.kept = key, {}
+
+    def standard(self, family, slot: int, shape: tuple) -> np.ndarray:
+        wanted = (family.name, slot, shape)
+        if wanted not in self.kept:
+            rng = np.random.default_rng([*self.key, slot, zlib.crc32(family.name.encode()),
+                                         *shape[1:]])
+            self.kept[wanted] = family.sample(rng, shape, 1.0)
+        return self.kept[wanted]
+
+    def generator(self, name: str) -> np.random.Generator:
+        return np.random.default_rng([*self.key, OWN_STREAM, zlib.crc32(name.encode())])
+
+
+OWN_STREAM = 2**31  # no slot of a shared draw is this large
+CHUNK_COORDINATES = 2**17  # per vector and chunk: 1 MiB of doubles
+
+
+def _plan(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarloResult]:
+    """What sampling a claim needs, or its results when it needs no moment estimates."""
     claim = _with_arbitrary_values(claim, model)
     atoms = sorted(moment_atoms(claim.lhs) | moment_atoms(claim.rhs), key=sp.default_sort_key)
     if random_coordinates(claim.lhs) | random_coordinates(claim.rhs):
@@ -136,26 +204,54 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                  f"not sampled: the claim involves matrix entries such as "
                                  f"{entries[0]}")]
-    stand_ins = [sp.Dummy(f"moment{n}") for n in range(len(atoms))]
-    sides = [sp.lambdify([model.dimension, *stand_ins],
-                         side.xreplace(dict(zip(atoms, stand_ins))).xreplace(point))
-             for side in (claim.lhs, claim.rhs)]
-    results = []
-    for dim in dims:
-        n = samples_for(dim, budget)
-        arrays = draw_samples(model, dim, point, n, seed)
-        concrete = {model.dimension: sp.Integer(dim), **point}
+    return _Plan(claim, atoms, model)
+
+
+class _Plan:
+    """One claim's estimates under one model: the samples of each moment's arguments, filled
+    chunk by chunk, then batch statistics of both sides at each d."""
+
+    def __init__(self, claim: Eq, atoms: list, model: Model):
+        self.claim, self.atoms, self.model = claim, atoms, model
+        point = model.parameter_points[0]
+        stand_ins = [sp.Dummy(f"moment{n}") for n in range(len(atoms))]
+        self.sides = [sp.lambdify([model.dimension, *stand_ins],
+                                  side.xreplace(dict(zip(atoms, stand_ins))).xreplace(point))
+                      for side in (claim.lhs, claim.rhs)]
+        self.results: list[MonteCarloResult] = []
+        self.done = False
+
+    def start(self, dim: int, n: int) -> bool:
+        """Ready for the samples at dimension ``dim``; False once the claim is decided."""
+        if self.done:
+            return False
+        self.dim, self.n = dim, n
+        concrete = {self.model.dimension: sp.Integer(dim), **self.model.parameter_points[0]}
+        self.arguments = [[x.xreplace(concrete) for x in a.args] for a in self.atoms]
+        self.values = [[np.empty(n) for _ in a.args] for a in self.atoms]
+        return True
+
+    def stop(self, status: str, reason: str) -> None:
+        self.results = [MonteCarloResult(self.dim, 0, *[float("nan")] * 4, status, reason)]
+        self.done = True
+
+    def add(self, arrays: dict, rows: slice) -> None:
         try:
-            values = [[_as_samples(vector_values(x.xreplace(concrete), arrays, dim), n)
-                       for x in a.args] for a in atoms]
+            for arguments, values in zip(self.arguments, self.values):
+                for x, samples in zip(arguments, values):
+                    samples[rows] = vector_values(x, arrays, self.dim)
         except UnsupportedForSampling as error:
-            return [MonteCarloResult(dim, 0, *[float("nan")] * 4, NOT_APPLICABLE,
-                                     f"not sampled: {error}")]
-        batches = np.array([[side(dim, *(_statistic(a, v, slice(b, None, BATCHES))
-                                         for a, v in zip(atoms, values))) for side in sides]
-                            for b in range(BATCHES)], dtype=float)
-        results.append(_compare(dim, n, batches[:, 0], batches[:, 1], claim.rel_op))
-    return results
+            self.stop(NOT_APPLICABLE, f"not sampled: {error}")
+
+    def finish(self) -> None:
+        if self.done:
+            return
+        batches = np.array([[side(self.dim, *(_statistic(a, v, slice(b, None, BATCHES))
+                                              for a, v in zip(self.atoms, self.values)))
+                             for side in self.sides] for b in range(BATCHES)], dtype=float)
+        self.results.append(_compare(self.dim, self.n, batches[:, 0], batches[:, 1],
+                                     self.claim.rel_op))
+        del self.values
 
 
 def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:

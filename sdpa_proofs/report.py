@@ -92,7 +92,6 @@ class DerivationReport:
     internal: str = ""  # the traceback of an internal error
     timed_out: str = ""  # the checking worker was stopped at its deadline
     #: (model position, claim, model) still to be sampled by Monte Carlo (see isolation)
-    to_sample: list = field(default_factory=list, repr=False)
 
     @property
     def status(self) -> str:

@@ -24,7 +24,7 @@ from .errors import BadInput
 from .exactcheck import exact_check
 from .expressions import unfold
 from .models import MODELS, Model, get_model, resolve_models
-from .montecarlo import DIMENSIONS, check_claim
+from .montecarlo import DIMENSIONS, check_claims
 from .numeric import NumericSettings, numeric_check
 from .registry import resolve
 from .relations import CLAIMS, SYMBOLS, implies
@@ -51,8 +51,8 @@ class VerifySettings:
     debug: bool = False  # keep tracebacks of exceptions in derivation files
     jobs: int | None = None  # worker processes (None: one per core)
     memory: float | None = 8.0  # GiB of address space each worker may use; None: no cap
-    sample_later: bool = False  # leave the claims to sample in the report, for one sampler
-    #                             per model to draw its samples once for all derivations
+    sample_later: bool = False  # leave Monte Carlo to a sampler that draws once for all
+    #                             derivations (see claims_to_sample)
 
 
 class InternalError(Exception):
@@ -114,8 +114,7 @@ def check_sealed(sealed: dict, settings: VerifySettings,
     try:
         derivation = _rebuilt(sealed)
         report.expected_refuted_at = derivation.expect_refuted_at
-        models = [get_model(m) for m in settings.models] if settings.models \
-            else resolve_models(derivation.models)
+        models = _models(derivation, settings)
         for checked in [derivation, *_cited(derivation)]:  # a citation is proved here too
             validate(checked, models)
             for model in models:
@@ -142,16 +141,34 @@ def check_sealed(sealed: dict, settings: VerifySettings,
             cause = error.__cause__
             report.internal = "".join(traceback.format_exception(cause)) if cause else str(error)
             return report
-    if settings.monte_carlo and not derivation.distinct:  # generic indices: nothing to sample
-        for position, (model, model_report) in enumerate(zip(models, report.models)):
-            if settings.sample_later:
-                report.to_sample.append((position, claim, model))
-                continue
+    if settings.monte_carlo and not derivation.distinct and not settings.sample_later:
+        for model, model_report in zip(models, report.models):
             if progress:
                 progress(f"Monte Carlo for {show(claim.lhs)} under {model.name}")
             model_report.monte_carlo = sample(claim, model, settings)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _models(derivation: Derivation, settings: VerifySettings) -> list[Model]:
+    """The models to check under: the settings' override, or the derivation's own."""
+    return [get_model(m) for m in settings.models] if settings.models \
+        else resolve_models(derivation.models)
+
+
+def claims_to_sample(sealed: dict, settings: VerifySettings) -> list[tuple[int, object, Model]]:
+    """(position of the model, claim, model) for the Monte Carlo of a sealed derivation, as its
+    checker would sample them; none when Monte Carlo is off, the claim is about generic indices
+    (nothing to sample) or the derivation does not rebuild (its checker says why)."""
+    try:
+        derivation = _rebuilt(sealed)
+        models = _models(derivation, settings)
+    except (BadInput, KeyError):
+        return []
+    if not settings.monte_carlo or derivation.distinct:
+        return []
+    claim = _unfolded_claim(derivation)
+    return [(position, claim, model) for position, model in enumerate(models)]
 
 
 def _rebuilt(sealed: dict) -> Derivation:
@@ -291,15 +308,24 @@ def _user_verdict(verdicts: dict, model: Model, rules: list) -> Verdict:
 
 def sample(claim, model: Model, settings: VerifySettings) -> list[MonteCarloResult]:
     """Monte Carlo for one claim under one model, under the check budget."""
+    return sample_claims([(claim, model)], settings)[0]
+
+
+def sample_claims(claims: list[tuple], settings: VerifySettings) -> list[list[MonteCarloResult]]:
+    """Monte Carlo for (claim, model) pairs from one stream of draws, under a check budget per
+    claim; when that fails as a whole, claim by claim, so that the failure is the claim's."""
     def undecided(why: str) -> list[MonteCarloResult]:
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
                                  f"Monte Carlo could not run: {why}")]
 
+    seconds = settings.budget and settings.budget * len(claims)
     try:
-        return within_budget(lambda: check_claim(claim, model, settings.monte_carlo_dimensions),
-                             settings.budget, undecided)
+        return within_budget(lambda: check_claims(claims, settings.monte_carlo_dimensions),
+                             seconds, lambda why: [undecided(why)] * len(claims))
     except Exception as error:  # noqa: BLE001 - a claim the sampler cannot handle is n/a
-        return undecided(f"{type(error).__name__}: {error}")
+        if len(claims) > 1:
+            return [sample_claims([pair], settings)[0] for pair in claims]
+        return [undecided(f"{type(error).__name__}: {error}")]
 
 
 def _conclusion(derivation: Derivation, claim) -> Verdict:

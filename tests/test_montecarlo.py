@@ -1,0 +1,102 @@
+"""Monte Carlo from one stream of draws: claims of several models checked together must keep
+each model's own latents independent, and a wrong claim must still fail among right ones."""
+
+import numpy as np
+from sources import GOOD, write
+from sympy import Eq, Sum
+
+from sdpa_proofs import E, Var, d, get_model, i, k, q, rho, sigma_k, sigma_q
+from sdpa_proofs.isolation import verify_paths
+from sdpa_proofs.montecarlo import check_claim, check_claims
+from sdpa_proofs.runner import VerifySettings
+
+S = Sum(q[i] * k[i], (i, 1, d))
+SMALL = {"dims": (64,)}  # 200,000 samples of S at d = 64
+
+
+def statuses(results):
+    return [[r.status for r in per_claim] for per_claim in results]
+
+
+def test_a_wrong_claim_fails_among_right_ones_that_share_its_draws():
+    """Theory: E[S] = 0 and Var(S) = d sigma_q^2 sigma_k^2 for independent coordinates; with
+    k_i = rho sigma_k/sigma_q q_i + noise, E[S] = d rho sigma_q sigma_k.  Both models take
+    their latents from the same chunks, so a sampler that handed one latent to both q and k
+    would break E[S] = 0 under the independent model."""
+    independent, correlated = get_model("independent-normal"), get_model("correlated-normal")
+    assert correlated.parameter_points[0][rho] != 0  # else E[S] = 0 would be right
+    claims = [
+        (Eq(E(S), 0), independent),
+        (Eq(Var(S), d * sigma_q**2 * sigma_k**2), independent),
+        (Eq(Var(S), 2 * d * sigma_q**2 * sigma_k**2), independent),  # twice too large
+        (Eq(E(S), d * rho * sigma_q * sigma_k), correlated),
+        (Eq(E(S), 0), correlated),  # the independence slip of the seed
+    ]
+    assert statuses(check_claims(claims, **SMALL)) == [["pass"], ["pass"], ["fail"], ["pass"],
+                                                      ["fail"]]
+
+
+def test_claims_checked_together_see_the_samples_they_would_see_alone():
+    """Sharing draws across claims changes nothing for a claim: the same estimate either way."""
+    model = get_model("shared-factor")
+    alone = check_claim(Eq(E(S), 0), model, **SMALL)
+    together = check_claims([(Eq(Var(S), 0), get_model("independent-uniform")),
+                             (Eq(E(S), 0), model)], **SMALL)[1]
+    assert alone[0].estimate == together[0].estimate
+
+
+def test_a_model_whose_claim_cannot_be_sampled_leaves_the_others_alone():
+    uniform = get_model("independent-uniform")
+    results = check_claims([(Eq(E(q[i] * k[i]), 0), uniform),  # a free index: not sampled
+                            (Eq(Var(S), d * sigma_q**2 * sigma_k**2), uniform)], **SMALL)
+    assert statuses(results) == [["n/a"], ["pass"]]
+    assert results[1][0].samples == 200_000
+
+
+def test_sampled_latents_are_independent_within_a_model():
+    """Under independent-normal, the sample correlation of q_1 and k_1 is 0 within its
+    standard error 1/sqrt(n); q_1 has variance sigma_q^2 (relative error sqrt(2/n))."""
+    from sdpa_proofs.montecarlo import _Draws
+
+    model = get_model("independent-normal")
+    point = model.parameter_points[0]
+    n = 40_000
+    arrays = model.sample_from(_Draws((1, 2, 3)), n, 4, point)
+    first_q, first_k = arrays[q][:, 0], arrays[k][:, 0]
+    assert abs(np.corrcoef(first_q, first_k)[0, 1]) < 4 / np.sqrt(n)
+    variance = float(point[sigma_q]) ** 2
+    assert abs(first_q.var() / variance - 1) < 4 * np.sqrt(2 / n)
+
+
+def test_verify_backs_every_claim_by_one_sampler_not_by_the_checkers(tmp_path, monkeypatch):
+    """The checkers leave Monte Carlo to the sampler: were a checker to sample, the patched
+    ``sample`` (inherited by the forked workers) would make its check an internal error."""
+    import sdpa_proofs.runner as runner
+
+    def no_sampling_here(*args):
+        raise AssertionError("a checker sampled")
+
+    monkeypatch.setattr(runner, "sample", no_sampling_here)
+    write(tmp_path, "good.py", GOOD)
+    heard = []
+    run = verify_paths([str(tmp_path)], VerifySettings(monte_carlo_dimensions=(64,)),
+                       lambda name, reports: heard.append(name))
+    (report,) = run.derivations
+    assert report.status == "verified", report.error
+    (model,) = report.models
+    assert [(r.d, r.status) for r in model.monte_carlo] == [(64, "pass")]
+    assert "Monte Carlo under independent-normal" in heard
+
+
+def test_a_sampler_that_dies_leaves_the_claims_undecided(tmp_path, monkeypatch):
+    import os
+
+    import sdpa_proofs.isolation as isolation
+
+    monkeypatch.setattr(isolation, "_sample_sealed", lambda *args: os._exit(3))
+    write(tmp_path, "good.py", GOOD)
+    run = verify_paths([str(tmp_path)], VerifySettings(monte_carlo_dimensions=(64,)))
+    (report,) = run.derivations
+    (result,) = report.models[0].monte_carlo
+    assert result.status == "undecided" and "exited (3)" in result.reason
+    assert report.status == "undecided"
