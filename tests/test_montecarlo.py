@@ -2,10 +2,12 @@
 each model's own latents independent, and a wrong claim must still fail among right ones."""
 
 import numpy as np
+import pytest
 from sources import GOOD, write
 from sympy import Eq, Sum
 
 from sdpa_proofs import E, Var, d, get_model, i, k, q, rho, sigma_k, sigma_q
+from sdpa_proofs.distributions import FAMILIES
 from sdpa_proofs.isolation import verify_paths
 from sdpa_proofs.montecarlo import check_claim, check_claims
 from sdpa_proofs.runner import VerifySettings
@@ -100,3 +102,16 @@ def test_a_sampler_that_dies_leaves_the_claims_undecided(tmp_path, monkeypatch):
     (result,) = report.models[0].monte_carlo
     assert result.status == "undecided" and "exited (3)" in result.reason
     assert report.status == "undecided"
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
+def test_each_family_samples_its_own_law(family):
+    """The sample mean of X^2 and X^4 against the exact moments (tested against quadrature of
+    the density in test_engines), within 5 standard errors, which E[X^8] gives."""
+    sigma = 1.3
+    draws = family.sample(np.random.default_rng(11), (400_000,), sigma)
+    for power in (2, 4):
+        exact = float(family.moment(power, sigma))
+        spread = np.sqrt((float(family.moment(2 * power, sigma)) - exact**2) / draws.size)
+        assert abs(np.mean(draws**power) - exact) <= 5 * spread + 1e-12
+    assert abs(draws.mean()) <= 5 * sigma / np.sqrt(draws.size)
