@@ -70,13 +70,12 @@ class _Evaluation:
         variables = sorted(random_coordinates(x), key=sp.default_sort_key)
         if not variables:
             return mpmath.mpf(sp.N(x, self.dps))
+        terms = sp.Add.make_args(sp.expand(x))
+        if 1 < len(terms) <= MAX_TERMS:  # term by term: each over the coordinates it uses
+            return mpmath.fsum(self.expectation(term) for term in terms)
         degrees = {v: _degree(x, v) for v in variables}
         polynomial = all(deg is not None for deg in degrees.values())
-        if not polynomial:
-            terms = sp.Add.make_args(sp.expand(x))
-            if len(terms) > 1:  # term by term: each integral over only the coordinates it uses
-                return mpmath.fsum(self.expectation(term) for term in terms)
-        f = sp.lambdify(variables, x, modules="mpmath")
+        f = _compiled(x, variables)
         if not polynomial:
             value, magnitude = self._converged(f, x, variables)
         else:
@@ -105,9 +104,36 @@ class _Evaluation:
                                     f"quadrature did not converge within {MAX_GRID} points")
 
 
+# A sum of many terms is integrated term by term (a grid over the few latents each term uses,
+# rather than one over all of them), up to this many terms.
+MAX_TERMS = 5000
 CONVERGENCE_DEGREES = (30, 62, 126, 254)  # 16, 32, 64, 128 points per latent
 MAX_GRID = 20_000
 CONVERGED_GUARD = 10  # digits of the working precision that two quadratures may disagree on
+
+
+def _compiled(x: Expr, variables: list) -> object:
+    """x as a function of ``variables`` for mpmath: a monomial c * prod v^p (what most
+    integrands are once split into terms) directly, anything else through lambdify, whose
+    code generation costs milliseconds per call."""
+    constant, powers = sp.S.One, {}
+    for factor in sp.Mul.make_args(x):
+        base, exponent = factor.as_base_exp()
+        if base in variables and exponent.is_Integer and exponent > 0:
+            powers[base] = powers.get(base, 0) + int(exponent)
+        elif factor.is_Rational:
+            constant *= factor
+        else:
+            return sp.lambdify(variables, x, modules="mpmath")
+    c = mpmath.mpf(int(constant.p)) / int(constant.q)
+    positions = [(variables.index(v), p) for v, p in powers.items()]
+
+    def monomial(*values):
+        result = c
+        for position, power in positions:
+            result *= values[position] ** power
+        return result
+    return monomial
 
 
 def _moment_atoms(expr: Expr) -> list[Expr]:
