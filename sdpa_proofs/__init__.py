@@ -23,7 +23,7 @@ _EXPORTS = {
     "models": ("DEPENDENT", "GaussianMatrixModel", "INDEPENDENT", "Latent", "LatentLinearModel",
                "MODELS", "Model", "Sigma_kk", "Sigma_qk", "Sigma_qq", "aligned", "alpha", "beta",
                "correlated", "gaussian", "get_model", "independent", "m_k", "m_q", "mu_k", "mu_q",
-               "rho", "shared_factor"),
+               "rho", "row_models", "shared_factor"),
     "moments": ("ExactEvaluator",),
     "numeric": ("NumericSettings", "numeric_check"),
     "registry": ("RULES",),
@@ -31,8 +31,9 @@ _EXPORTS = {
     "rulecheck": ("rule_check",),
     "rules": ("Rule", "lemma"),
     "runner": ("VerifySettings", "verify_derivation"),
-    "symbols": ("P", "S", "d", "dot_product", "i", "j", "k", "l", "m", "n", "p", "p_max", "q", "s",
-                "sigma_k", "sigma_q", "softmax_abbreviations", "softmax_p", "z"),
+    "symbols": ("P", "S", "S_tilde", "d", "dot_product", "i", "j", "k", "ktilde", "l", "m",
+                "n", "other_dot_product", "p", "p_max", "q", "s", "sigma_k", "sigma_q",
+                "softmax_abbreviations", "softmax_p", "z"),
     "verdicts": ("Verdict",),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}

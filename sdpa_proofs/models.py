@@ -20,7 +20,7 @@ from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
 from .errors import UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
-from .symbols import d, k, n, q, s, sigma_k, sigma_q, z
+from .symbols import d, k, ktilde, n, q, s, sigma_k, sigma_q, z
 from .text import show
 
 
@@ -539,6 +539,53 @@ def shared_factor(same_factor: bool) -> LatentLinearModel:
                      rf"${relation}$; $z, z', e_i, f_i$ independent standard Gaussians.",))
 
 
+def row_models() -> tuple[LatentLinearModel, ...]:
+    """One query q against two keys k, k~ of the same row (the keys independent given the
+    row's factors): softmax sees the logits' differences, so these models say whether a latent
+    factor is common to the row or differs from key to key, which decides what the difference
+    keeps."""
+    keys = (r"$q_i = \alpha z + \sigma_q e_i$, $k_i = {k}$, $\tilde k_i = {kt}$; "
+            r"{latents} independent standard Gaussians.")
+    return (
+        LatentLinearModel(
+            name="row-factor", title="a factor z common to the query and all its keys",
+            dimension=d, parameter_points=_points(sigma_q, sigma_k, alpha, beta, mu_k),
+            latents=(Latent("z", NORMAL, shared=True), Latent("e", NORMAL), Latent("f", NORMAL),
+                     Latent("g", NORMAL)),
+            loadings={q: {"z": alpha, "e": sigma_q}, k: {"z": beta, "f": sigma_k},
+                      ktilde: {"z": beta, "g": sigma_k}},
+            means={k: mu_k, ktilde: mu_k},
+            description=(keys.format(k=r"\mu_k + \beta z + \sigma_k f_i",
+                                     kt=r"\mu_k + \beta z + \sigma_k g_i",
+                                     latents=r"$z, e_i, f_i, g_i$"),
+                         r"The factor $z$ and the key mean $\mu_k$ are common to the row.")),
+        LatentLinearModel(
+            name="key-factors", title="a factor of its own for the query and for each key",
+            dimension=d, parameter_points=_points(sigma_q, sigma_k, alpha, beta),
+            latents=(Latent("z", NORMAL, shared=True), Latent("z1", NORMAL, shared=True),
+                     Latent("z2", NORMAL, shared=True), Latent("e", NORMAL),
+                     Latent("f", NORMAL), Latent("g", NORMAL)),
+            loadings={q: {"z": alpha, "e": sigma_q}, k: {"z1": beta, "f": sigma_k},
+                      ktilde: {"z2": beta, "g": sigma_k}},
+            description=(keys.format(k=r"\beta z_1 + \sigma_k f_i",
+                                     kt=r"\beta z_2 + \sigma_k g_i",
+                                     latents=r"$z, z_1, z_2, e_i, f_i, g_i$"),
+                         r"Each key has a factor of its own.")),
+        LatentLinearModel(
+            name="aligned-key", title="one key aligned with the query, the other independent",
+            dimension=d, parameter_points=_points(sigma_q, sigma_k, rho),
+            latents=(Latent("u", NORMAL), Latent("w", NORMAL), Latent("v", NORMAL)),
+            loadings={q: {"u": sigma_q},
+                      k: {"u": rho * sigma_k, "w": sp.sqrt(1 - rho**2) * sigma_k},
+                      ktilde: {"v": sigma_k}},
+            description=(r"The pairs $(q_i, k_i)$ are jointly Gaussian with mean $0$, variances "
+                         r"$\sigma_q^2, \sigma_k^2$ and correlation $\rho$ (the key the query "
+                         r"looks for); $\tilde k_i \sim \mathcal{N}(0, \sigma_k^2)$ is "
+                         r"independent of both (another key of the row); the $d$ coordinates "
+                         r"are independent.",)),
+    )
+
+
 def gaussian_logits() -> LatentLinearModel:
     """n i.i.d. N(0, s^2) logits z_1..z_n (for softmax statements)."""
     return LatentLinearModel(
@@ -563,7 +610,8 @@ DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER), correlated(), correlated(wit
              shared_factor(same_factor=True), shared_factor(same_factor=False), gaussian(),
              gaussian(with_means=True))
 LOGITS = (gaussian_logits(),)
-MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT + LOGITS}
+ROWS = row_models()
+MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT + LOGITS + ROWS}
 
 
 def get_model(name: str) -> Model:

@@ -405,8 +405,12 @@ class VarianceScaling(Rule):
     def rewrite(self, node, ctx):
         if not isinstance(node, Var):
             return None
-        constant, random = _random_part(distribute_sums(sp.expand(node.args[0])))
-        return constant ** 2 * Var(random) if constant != 1 else None
+        # as written first: expanding (X - Y)/c would scatter the constant over the terms
+        for form in (node.args[0], distribute_sums(sp.expand(node.args[0]))):
+            constant, random = _random_part(form)
+            if constant != 1:
+                return constant ** 2 * Var(random)
+        return None
 
 
 def _fresh_copy(s: Expr) -> Expr:

@@ -14,6 +14,12 @@ sigma_k = sp.Symbol("sigma_k", positive=True)
 S = sp.Symbol("S")
 dot_product = sp.Sum(q[i] * k[i], (i, 1, d))
 
+# Softmax sees a row: one query q against several keys.  k~ is a second key of the same row as
+# k, and S~ = q . k~ its logit (before scaling); what softmax feels is S - S~.
+ktilde = RandomVector("ktilde", real=True)
+S_tilde = sp.Symbol("Stilde")
+other_dot_product = sp.Sum(q[i] * ktilde[i], (i, 1, d))
+
 # softmax over n logits z_1..z_n
 z = RandomVector("z", real=True)
 n = sp.Symbol("n", integer=True, positive=True)

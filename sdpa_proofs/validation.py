@@ -34,7 +34,7 @@ LIBRARY = {str(value.label if isinstance(value, IndexedBase) else value): value
            for module in (_symbols, _models) for value in vars(module).values()
            if type(value) is Symbol or isinstance(value, IndexedBase)}
 #: the library's own abbreviation names, which ``where`` may define
-ABBREVIATIONS = {_symbols.S, _symbols.P, _symbols.p}
+ABBREVIATIONS = {_symbols.S, _symbols.S_tilde, _symbols.P, _symbols.p}
 
 
 def validate(derivation: Derivation, models: list[Model]) -> None:

@@ -65,7 +65,10 @@ CASES = {
     "variance_definition": [(Var(S), E((S - E(S))**2), E((S + E(S))**2))],
     "sd_definition": [(SD(S), sqrt(Var(S)), Var(S))],
     "variance_scaling": [(Var(S / sqrt(d)), Var(S) / d, Var(S) / sqrt(d)),
-                         (Var(S / d), Var(S) / d**2, Var(S) / d)],
+                         (Var(S / d), Var(S) / d**2, Var(S) / d),
+                         # a constant that divides a difference, which expanding would scatter
+                         (Var((S - s(q[i] * q[i], i)) / d), Var(S - s(q[i] * q[i], i)) / d**2,
+                          Var(S - s(q[i] * q[i], i)) / d)],
     "expand_square": [(E(S**2), E(s(q[i] * k[i] * q[j] * k[j], j, i)),
                        E(s(q[i]**2 * k[i]**2, i)))],
     "split_diagonal": [(s(E(q[i] * k[i] * q[j] * k[j]), j, i),
