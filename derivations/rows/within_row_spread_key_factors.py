@@ -12,12 +12,12 @@ the logits of order one.  Whether "d, not sqrt(d)" is right is thus a question a
 (common factor: see within_row_spread_row_factor), not about the variance of one logit.
 """
 
+from _spread import spread_opening
 from sympy import Eq, Sum
 
 from sdpa_proofs import (Derivation, E, S, S_tilde, Step, SumOverDistinct, alpha, beta, d,
-                         dot_product, i, j, k, ktilde, other_dot_product, q, sigma_k, sigma_q)
+                         dot_product, i, j, other_dot_product, sigma_k, sigma_q)
 
-difference = q[i] * (k[i] - ktilde[i])  # the i-th term of S - S~
 linear = alpha**2 * sigma_k**2 + beta**2 * sigma_q**2 + sigma_q**2 * sigma_k**2
 
 derivation = Derivation(
@@ -26,13 +26,7 @@ derivation = Derivation(
     where={S: dot_product, S_tilde: other_dot_product},
     models=["key-factors"],
     steps=[
-        Step(E(Sum(difference, (i, 1, d))**2) / 2, "algebra",
-             "$S - \\tilde S = \\sum_i q_i (k_i - \\tilde k_i)$"),
-        Step(E(Sum(difference * difference.xreplace({i: j}), (j, 1, d), (i, 1, d))) / 2,
-             "expand_square", "the square of a sum is a double sum"),
-        Step((Sum(E(difference**2), (i, 1, d))
-              + SumOverDistinct(E(difference * difference.xreplace({i: j})), i, j, d)) / 2,
-             ["linearity", "split_diagonal"], "diagonal and off-diagonal terms"),
+        *spread_opening(),
         Step((Sum(2 * (alpha**2 + sigma_q**2) * (beta**2 + sigma_k**2), (i, 1, d))
               + SumOverDistinct(2 * alpha**2 * beta**2, i, j, d)) / 2,
              ["linearity", "isserlis"],

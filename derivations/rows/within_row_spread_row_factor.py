@@ -13,12 +13,12 @@ one-hot at sqrt(d), which the rows of this model never are (see key_factors_spre
 factor that does differ from key to key).
 """
 
+from _spread import spread_opening
 from sympy import Eq, Sum
 
 from sdpa_proofs import (Derivation, E, S, S_tilde, Step, SumOverDistinct, alpha, d,
-                         dot_product, i, j, k, ktilde, other_dot_product, q, sigma_k, sigma_q)
+                         dot_product, i, j, other_dot_product, sigma_k, sigma_q)
 
-difference = q[i] * (k[i] - ktilde[i])  # the i-th term of S - S~
 spread = sigma_k**2 * (alpha**2 + sigma_q**2)
 
 derivation = Derivation(
@@ -27,13 +27,7 @@ derivation = Derivation(
     where={S: dot_product, S_tilde: other_dot_product},
     models=["row-factor"],
     steps=[
-        Step(E(Sum(difference, (i, 1, d))**2) / 2, "algebra",
-             "$S - \\tilde S = \\sum_i q_i (k_i - \\tilde k_i)$"),
-        Step(E(Sum(difference * difference.xreplace({i: j}), (j, 1, d), (i, 1, d))) / 2,
-             "expand_square", "the square of a sum is a double sum"),
-        Step((Sum(E(difference**2), (i, 1, d))
-              + SumOverDistinct(E(difference * difference.xreplace({i: j})), i, j, d)) / 2,
-             ["linearity", "split_diagonal"], "diagonal and off-diagonal terms"),
+        *spread_opening(),
         Step((Sum(2 * spread, (i, 1, d)) + SumOverDistinct(0, i, j, d)) / 2,
              ["linearity", "isserlis"],
              "$k_i - \\tilde k_i = \\sigma_k (f_i - g_i)$: $z$ and $\\mu_k$ cancel, and what is "
