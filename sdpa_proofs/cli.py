@@ -272,6 +272,7 @@ def _mutate(paths: list[str], console: Console, errors: Console) -> int:
 
 def _scaling(args, console: Console, errors: Console) -> int:
     from .models import MODELS
+    from .montecarlo import UnsupportedForSampling
     from .report import write_atomically
     from .scaling import DEFAULT_MODELS, scaling
     from .terminal import scaling_table
@@ -282,8 +283,12 @@ def _scaling(args, console: Console, errors: Console) -> int:
     rows = []
     with progress_line(errors) as say:
         for name in args.models or DEFAULT_MODELS:
-            say(f"sampling {name}")
-            rows.extend(scaling(MODELS[name], args.dims, args.ns, args.samples))
+            say(f"sampling rows under {name}")
+            try:
+                rows.extend(scaling(MODELS[name], args.dims, args.ns, args.samples))
+            except UnsupportedForSampling as error:
+                errors.print(Text(f"error: scaling --model {name}: {error}"), style="red")
+                return 2
     console.print(scaling_table(rows))
     if args.json:
         text = json.dumps([_scaling_json(r) for r in rows], indent=2) + "\n"

@@ -1,4 +1,10 @@
-"""How Var(S) and E[S^2] grow with d under each model: log-log slopes, exact and sampled.
+"""How Var(S), E[S^2] and the within-row spread grow with d under each model: log-log slopes,
+exact and sampled.
+
+Var(S) and E[S^2] are statistics of one logit; softmax sees the differences of the logits of a
+row, whose size is the within-row spread E[(S - S~)^2] / 2 for two keys k, k~ of one query
+(``LatentLinearModel.with_second_key``: what the query loads on is common to the row).  It is
+sampled from rows, one query and two keys per draw.
 
 The exact slope is the least-squares slope of log(closed form) against log d over the same
 dimensions the Monte Carlo uses, so the two are comparable at finite d (a d^2 + b d has a slope
@@ -15,7 +21,7 @@ import sympy as sp
 from sympy import Expr
 
 from .expressions import E, Var
-from .models import Model
+from .models import LatentLinearModel, Model
 from .moments import ExactEvaluator
 from .montecarlo import (
     BATCHES,
@@ -25,12 +31,14 @@ from .montecarlo import (
     samples_for,
     vector_values,
 )
-from .symbols import dot_product
+from .symbols import dot_product, k, other_dot_product, q
 from .text import show
 from .verdicts import NOT_APPLICABLE
 
 DIMENSIONS = (16, 64, 256, 1024, 4096)
-STATISTICS = {"Var(S)": Var(dot_product), "E[S²]": E(dot_product**2)}
+ROW_SPREAD = E((dot_product - other_dot_product)**2) / 2
+STATISTICS = {"Var(S)": Var(dot_product), "E[S²]": E(dot_product**2),
+              "E[(S−S̃)²]/2": ROW_SPREAD}
 
 
 @dataclass
@@ -50,7 +58,11 @@ def log_slope(dims, values) -> float:
     return float(np.polyfit(np.log(dims), np.log(values), 1)[0])
 
 
-def _batch_statistic(statistic: Expr, samples: np.ndarray) -> np.ndarray:
+def _batch_statistic(statistic: Expr, samples: np.ndarray, difference: np.ndarray) -> np.ndarray:
+    """The statistic on each batch: Var or E of the square of S, or half the mean square of
+    the difference of two logits of a row."""
+    if statistic is ROW_SPREAD:
+        return np.array([np.mean(difference[b::BATCHES]**2) / 2 for b in range(BATCHES)])
     batches = [samples[b::BATCHES] for b in range(BATCHES)]
     if isinstance(statistic, Var):
         return np.array([np.var(x, ddof=1) for x in batches])
@@ -59,22 +71,31 @@ def _batch_statistic(statistic: Expr, samples: np.ndarray) -> np.ndarray:
 
 def growth(model: Model, dims=DIMENSIONS, seed: int = 2026,
            budget: float = 1.6e7) -> list[GrowthRow]:
-    """Exact and Monte Carlo log-log slopes of Var(S) and E[S^2] against d under ``model``."""
+    """Exact and Monte Carlo log-log slopes of Var(S), E[S^2] and (for a model of latent
+    variables) the within-row spread against d under ``model``."""
+    if not {q, k} <= set(model.vectors):  # logits given directly: there is no S = q . k
+        return [GrowthRow(model.name, name, f"no q . k under {model.name}",
+                          *[float("nan")] * 4, NOT_APPLICABLE) for name in STATISTICS]
     if model.index_generic:  # closed forms are sums of matrix entries, not functions of d
         return [GrowthRow(model.name, name, "sums of covariance entries", *[float("nan")] * 4,
                           NOT_APPLICABLE) for name in STATISTICS]
+    rowed = model.with_second_key() if isinstance(model, LatentLinearModel) else None
+    statistics = {name: x for name, x in STATISTICS.items() if rowed or x is not ROW_SPREAD}
+    sampled = rowed or model
     point = model.parameter_points[0]
-    evaluator = ExactEvaluator(model)
-    estimates = {name: [] for name in STATISTICS}
+    evaluator = ExactEvaluator(sampled)
+    estimates = {name: [] for name in statistics}
     for dim in dims:
         n = samples_for(dim, budget)
-        arrays = draw_samples(model, dim, point, n, seed)
-        samples = vector_values(dot_product.xreplace({model.dimension: sp.Integer(dim)}),
-                                arrays, dim)
-        for name, statistic in STATISTICS.items():
-            estimates[name].append(_batch_statistic(statistic, samples))
+        arrays = draw_samples(sampled, dim, point, n, seed)
+        concrete = {model.dimension: sp.Integer(dim)}
+        samples = vector_values(dot_product.xreplace(concrete), arrays, dim)
+        difference = samples - vector_values(other_dot_product.xreplace(concrete), arrays, dim) \
+            if rowed else None
+        for name, statistic in statistics.items():
+            estimates[name].append(_batch_statistic(statistic, samples, difference))
     rows = []
-    for name, statistic in STATISTICS.items():
+    for name, statistic in statistics.items():
         closed = sp.factor(evaluator.value(statistic))
         form = show(sp.collect(sp.expand(closed), model.dimension))
         exact = [float(closed.xreplace({**point, model.dimension: dim})) for dim in dims]

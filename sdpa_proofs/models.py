@@ -9,7 +9,7 @@ A model answers three kinds of question, one per checker:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import product
 
 import mpmath
@@ -317,6 +317,52 @@ class LatentLinearModel(Model):
         source (so they are independent), which other models of the run may share."""
         return self._built(lambda slot, latent, shape: source.standard(latent.family, slot,
                                                                         shape), n, dim, point)
+
+    def row_latents(self) -> set[str]:
+        """The latents drawn once per attention row: those the query loads on (a row has one
+        query).  A key's other latents are drawn afresh for each key, so two keys of a row
+        share exactly the row's latents."""
+        return {name for name, c in self.loadings.get(q, {}).items() if c != 0}
+
+    def with_second_key(self) -> LatentLinearModel:
+        """This model with k~, a second key of the same row as k: k's loadings and mean, each
+        per-key latent replaced by a fresh copy (a model that has k~ already is returned as
+        it is)."""
+        if ktilde in self.loadings:
+            return self
+        row, names = self.row_latents(), {latent.name for latent in self.latents}
+        copies = {}
+        for name in self.loadings[k]:
+            if name not in row:
+                copy = name + "2"
+                while copy in names:
+                    copy += "2"
+                copies[name] = copy
+                names.add(copy)
+        latents = self.latents + tuple(Latent(copies[latent.name], latent.family, latent.shared)
+                                       for latent in self.latents if latent.name in copies)
+        loadings = {**self.loadings, ktilde: {copies.get(name, name): c
+                                              for name, c in self.loadings[k].items()}}
+        means = {**self.means, **({ktilde: self.means[k]} if k in self.means else {})}
+        return replace(self, name=f"{self.name} (two keys of a row)", latents=latents,
+                       loadings=loadings, means=means)
+
+    def sample_rows(self, rng: np.random.Generator, rows: int, n: int, dim: int,
+                    point: dict) -> tuple[np.ndarray, np.ndarray]:
+        """``rows`` attention rows: the query (rows, dim) and its n keys (rows, n, dim), the
+        row's latents drawn once per row and the others once per key."""
+        row = self.row_latents()
+        draws = {latent.name: latent.family.sample(
+            rng, (rows, 1 if latent.name in row else n, 1 if latent.shared else dim), 1.0)
+            for latent in self.latents}
+
+        def vector(v):
+            value = float(sp.sympify(self.means.get(v, 0)).xreplace(point))
+            for name, c in self.loadings.get(v, {}).items():
+                value = value + float(sp.sympify(c).xreplace(point)) * draws[name]
+            return np.broadcast_to(value, (rows, n, dim))
+
+        return vector(q)[:, 0, :], vector(k)
 
     def _built(self, draw, n, dim, point):
         """The vectors from the latents that ``draw(slot, latent, shape)`` gives."""

@@ -8,7 +8,7 @@ from .scaling import SCALES, ScalingRow
 from .softmax import LABELS
 
 PANELS = ("logit_sd", "entropy", "max_p", "jacobian")
-TITLES = {"logit_sd": "sd of the logits S / c", **LABELS}
+TITLES = {"logit_sd": "within-row sd of the logits S_j / c", **LABELS}
 
 
 class PlottingUnavailable(RuntimeError):

@@ -143,13 +143,15 @@ def growth_table(rows) -> Table:
 
 
 def scaling_table(rows) -> Table:
-    """Softmax statistics of S / c: mean ± 1.96 standard errors; where the logits are close to
-    Gaussian, the large-n value for Gaussian logits and whether the estimate agrees with it."""
+    """Softmax statistics of a row's logits S_j / c: mean ± 1.96 standard errors, the exact
+    within-row spread of the logits; where they are close to Gaussian, the large-n value for
+    Gaussian logits and whether the estimate agrees with it."""
     from .softmax import LABELS, STATISTICS
 
-    table = Table(title="softmax(S / c): what the scale does as d grows", title_justify="left",
+    table = Table(title="softmax(S_j / c) over a row of n keys: what the scale does as d grows",
+                  title_justify="left",
                   header_style="bold")
-    for column in ("model", "c", "d", "n", "sd(S)/c", *(LABELS[s] for s in STATISTICS),
+    for column in ("model", "c", "d", "n", "row sd/c", *(LABELS[s] for s in STATISTICS),
                    "Gaussian large-n check"):
         table.add_column(column, overflow="fold")
     for r in rows:

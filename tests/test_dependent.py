@@ -177,6 +177,25 @@ def test_growth_slopes_agree_with_the_closed_forms():
         assert r.ci_low <= r.slope <= r.ci_high
 
 
+def test_the_within_row_spread_grows_like_d_with_a_common_factor_and_d2_with_one_per_key():
+    """E[(S - S~)^2] / 2 for two keys of a row: d sigma_k^2 (alpha^2 + sigma_q^2) when the
+    factor is common to the row, alpha^2 beta^2 d^2 + O(d) when each key has its own; sampled
+    from rows of one query and two keys."""
+    small = dict(dims=(16, 64, 256), budget=2e6)
+    spread = "E[(S−S̃)²]/2"
+    common = next(r for r in growth(get_model("shared-factor"), **small) if r.statistic == spread)
+    per_key = next(r for r in growth(get_model("separate-factors"), **small)
+                   if r.statistic == spread)
+    assert common.exact_slope == pytest.approx(1.0) and common.status == "pass"
+    assert per_key.exact_slope > 1.5 and per_key.status == "pass"
+    assert not per_key.ci_low <= 1.0 <= per_key.ci_high
+
+
+def test_growth_of_a_model_without_q_and_k_is_not_applicable():
+    rows = growth(get_model("gaussian-logits"))
+    assert {r.status for r in rows} == {"n/a"} and "no q . k" in rows[0].closed_form
+
+
 def test_growth_slope_of_a_wrong_closed_form_would_not_agree():
     """The Monte Carlo slope distinguishes linear from quadratic growth at this sample size."""
     row = next(r for r in growth(get_model("shared-factor"), dims=(16, 64, 256), budget=2e6)

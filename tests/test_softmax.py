@@ -109,13 +109,29 @@ def test_sqrt_d_keeps_the_independent_model_d_invariant_and_matches_gaussian_the
     assert by["d", 1024].estimates["entropy"].mean > 0.999
 
 
-def test_sqrt_d_saturates_under_a_shared_factor_and_d_does_not():
-    rows = scaling(get_model("shared-factor"), dims=(64, 1024), ns=(64,), samples=100)
-    by = {(r.scale, r.d): r for r in rows}
-    assert by["√d", 1024].estimates["max_p"].mean > 0.9
-    assert by["d", 1024].estimates["entropy"].mean > 0.5
-    assert by["d", 64].logit_sd == pytest.approx(by["d", 1024].logit_sd, rel=0.1)
-    assert not by["√d", 1024].gaussian_limits  # no CLT with a shared factor: no comparison
+def test_a_factor_common_to_the_row_cancels_and_one_per_key_saturates_sqrt_d():
+    """Rows, not single logits: with the factor z common to the query and its keys,
+    k_j - k_l = sigma_k (f_j - f_l), so the within-row sd at c = sqrt(d) is
+    sigma_k sqrt(alpha^2 + sigma_q^2) for every d and sqrt(d) keeps the softmax spread out;
+    with a factor per key the spread grows like sqrt(d) and sqrt(d) saturates, d does not."""
+    common = {(r.scale, r.d): r for r in scaling(get_model("shared-factor"), dims=(64, 1024),
+                                                   ns=(64,), samples=100)}
+    per_key = {(r.scale, r.d): r for r in scaling(get_model("separate-factors"),
+                                                    dims=(64, 1024), ns=(64,), samples=100)}
+    sigma_q, sigma_k, alpha = 3 / 7, 5 / 4, 2 / 3  # the models' first parameter point
+    for dim in (64, 1024):
+        assert common["√d", dim].logit_sd == pytest.approx(sigma_k * (alpha**2 + sigma_q**2)**0.5)
+    assert common["√d", 1024].estimates["max_p"].mean < 0.25
+    assert per_key["√d", 1024].estimates["max_p"].mean > 0.5
+    assert per_key["√d", 1024].logit_sd > 3 * per_key["√d", 64].logit_sd
+    assert per_key["d", 1024].estimates["entropy"].mean > 0.9
+    assert not common["√d", 1024].gaussian_limits  # no CLT with a shared factor: no comparison
+
+
+def test_scaling_says_which_models_have_no_rows(capsys):
+    assert main(["scaling", "--model", "gaussian-logits", "--d", "16"]) == 2
+    err = capsys.readouterr().err
+    assert "gaussian-logits" in err and "no query and keys" in err
 
 
 def test_scaling_command_writes_table_json_and_figures(tmp_path, capsys):
