@@ -23,7 +23,7 @@ _EXPORTS = {
     "models": ("DEPENDENT", "GaussianMatrixModel", "INDEPENDENT", "Latent", "LatentLinearModel",
                "MODELS", "Model", "Sigma_kk", "Sigma_qk", "Sigma_qq", "aligned", "alpha", "beta",
                "correlated", "gaussian", "get_model", "independent", "m_k", "m_q", "mu_k", "mu_q",
-               "rho", "row_models", "shared_factor"),
+               "rho", "row_models", "shared_factor", "sigma_w", "x", "y"),
     "moments": ("ExactEvaluator",),
     "numeric": ("NumericSettings", "numeric_check"),
     "registry": ("RULES",),

@@ -96,12 +96,16 @@ class Rademacher(Family):
         return sigma ** n
 
     def rule(self, points, sigma, dps):
+        """The law itself (two points), or for one point the node 0: exact up to degree 1,
+        where E[f] = f(0) for f affine."""
         with mpmath.workdps(dps):
+            if points == 1:
+                return [(mpmath.mpf(1), mpmath.mpf(0))]
             s = mpmath.mpf(sigma)
             return [(mpmath.mpf(1) / 2, s), (mpmath.mpf(1) / 2, -s)]
 
     def points_for_degree(self, degree):
-        return 1
+        return 1 if degree <= 1 else 2
 
     def sample(self, rng, shape, sigma):
         return sigma * rng.choice(np.array([-1.0, 1.0]), size=shape)

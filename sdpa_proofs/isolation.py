@@ -33,6 +33,7 @@ from .budget import time_budget
 from .distributions import GAUSS_RULES
 from .errors import BadInput, BudgetExceeded
 from .loader import LoadError, discover, run_file
+from .models import LatentLinearModel, get_model
 from .report import DerivationReport, RunReport
 from .runner import (
     VerifySettings,
@@ -41,7 +42,7 @@ from .runner import (
     sample_claims,
     user_rule_verdicts,
 )
-from .sealing import seal, seal_model, unseal, user_code_steps
+from .sealing import seal, seal_model, unseal, unseal_model, user_code_steps
 from .text import printable
 from .verdicts import UNDECIDED, MonteCarloResult
 
@@ -307,7 +308,7 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
     sealed = {path: outcome for path, outcome in loaded.items()
               if not isinstance(outcome, LoadError)}
     samples: dict = {}
-    tasks = [_sampler_task(sealed, settings, samples)] if settings.monte_carlo and sealed else []
+    tasks = _sampler_tasks(sealed, settings, samples) if settings.monte_carlo else []
     for path in files:
         outcome = loaded.get(path, LoadError(str(path), "the loader sent nothing"))
         if isinstance(outcome, LoadError):
@@ -327,50 +328,80 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
     return run
 
 
-def _sampler_task(sealed: dict[Path, list[dict]], settings: VerifySettings,
-                  samples: dict) -> _Task:
-    """One sampler for the claims of every loaded derivation (a fork of the parent, like the
-    checkers): models built from the same standardised latents share their draws.  Its
-    results land in ``samples``: (file, derivation, model position) -> results; a sampler
-    that fails leaves every claim undecided, with the reason."""
+def _sampler_tasks(sealed: dict[Path, list[dict]], settings: VerifySettings,
+                   samples: dict) -> list[_Task]:
+    """Samplers for the claims of every loaded derivation, one per worker at most (each a fork
+    of the parent, like the checkers).  Models whose latents come from the same families share
+    their standardised draws, so they go to the same sampler; the families are shared out so
+    that the samplers' work is about even.  Results land in ``samples``: (file, derivation,
+    model position) -> results; a sampler that fails leaves its claims undecided."""
+    groups: dict[str, list] = {}
+    for path, found in sealed.items():
+        for n, item in enumerate(found):
+            if item.get("distinct"):  # generic indices: nothing to sample
+                continue
+            for position, spec in enumerate(settings.models or item.get("models") or []):
+                groups.setdefault(_draw_families(spec), []).append((str(path), n, position))
+    jobs = max(1, settings.jobs or os.cpu_count() or 1)
+    shares: list[list] = [[] for _ in range(min(jobs, len(groups)))]
+    for keys in sorted(groups.values(), key=len, reverse=True):  # largest first, to the least
+        min(shares, key=len).extend(keys)                         # loaded sampler
     items = [(str(path), n, item) for path, found in sealed.items()
              for n, item in enumerate(found)]
-    claims = sum(len(item.get("models") or [1]) for _, _, item in items)
+    return [_sampler_task(items, set(keys), settings, samples) for keys in shares]
 
+
+def _draw_families(spec) -> str:
+    """What a model draws its latents from (the families), or the model itself when that
+    cannot be told here (its own checker reports a model that does not load)."""
+    try:
+        model = get_model(spec) if isinstance(spec, str) else unseal_model(spec)
+    except (BadInput, KeyError, TypeError, ValueError):
+        return json.dumps(spec, sort_keys=True)
+    if isinstance(model, LatentLinearModel):
+        return ", ".join(sorted({latent.family.name for latent in model.latents}))
+    return model.name
+
+
+def _sampler_task(items: list[tuple], keys: set, settings: VerifySettings,
+                  samples: dict) -> _Task:
     def done(payload: bytes | None, reason: str) -> list:
         if payload is None:
-            samples["failed"] = [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
-                                                  f"Monte Carlo {reason}")]
+            failed = [MonteCarloResult(0, 0, *[float("nan")] * 4, UNDECIDED,
+                                       f"Monte Carlo {reason}")]
+            samples.update(dict.fromkeys(keys, failed))
         else:
             samples.update(pickle.loads(payload))  # noqa: S301 - a fork that ran no user code
         return []
 
-    seconds = SLACK + settings.budget * claims if settings.budget else None
-    return _Task("sampling", _sample_sealed, (items, settings), seconds, done, settings.memory)
+    seconds = SLACK + settings.budget * len(keys) if settings.budget else None
+    return _Task("sampling", _sample_sealed, (items, keys, settings), seconds, done,
+                 settings.memory)
 
 
-def _sample_sealed(items: list[tuple], settings: VerifySettings, extend: Callable) -> bytes:
-    """In the sampler: Monte Carlo for the claim of each derivation under each of its models,
-    equal models taken as one so that their samples are drawn once."""
-    keys, pairs, same = [], [], {}
+def _sample_sealed(items: list[tuple], keys: set, settings: VerifySettings,
+                   extend: Callable) -> bytes:
+    """In a sampler: Monte Carlo for the claims it was given (file, derivation, model
+    position), equal models taken as one so that their samples are drawn once."""
+    found, pairs, same = [], [], {}
     for path, n, item in items:
         for position, claim, model in claims_to_sample(item, settings):
-            model = same.setdefault(json.dumps(seal_model(model), sort_keys=True), model)
-            keys.append((path, n, position))
-            pairs.append((claim, model))
-    return pickle.dumps(dict(zip(keys, sample_claims(pairs, settings))))
+            if (path, n, position) in keys:
+                model = same.setdefault(json.dumps(seal_model(model), sort_keys=True), model)
+                found.append((path, n, position))
+                pairs.append((claim, model))
+    return pickle.dumps(dict(zip(found, sample_claims(pairs, settings))))
 
 
 def _merge_samples(results: dict[Path, list[DerivationReport]], samples: dict,
                    progress: FileProgress | None) -> None:
     """Each checked model's Monte Carlo results into its report (a derivation that did not
     check, an error say, has no model to receive them); a line per model for ``progress``."""
-    failed = samples.get("failed")
     touched: dict[str, dict[int, DerivationReport]] = {}
     for path, reports in results.items():
         for n, report in enumerate(reports):
             for position, model_report in enumerate(report.models):
-                result = failed or samples.get((str(path), n, position))
+                result = samples.get((str(path), n, position))
                 if result is not None:
                     model_report.monte_carlo = result
                     touched.setdefault(model_report.model, {})[id(report)] = report

@@ -632,6 +632,39 @@ def row_models() -> tuple[LatentLinearModel, ...]:
     )
 
 
+sigma_w = sp.Symbol("sigma_w", positive=True)  # the sd of each weight entry at initialisation
+#: a token's embeddings x (for the query) and y (for the key), in R^3: fixed vectors
+x = sp.symbols("x_1:4", real=True)
+y = sp.symbols("y_1:4", real=True)
+TOKENS = [
+    {sigma_w: Rational(2, 3), **dict(zip(x, (Rational(1, 2), Rational(-3, 4), Rational(5, 3)))),
+     **dict(zip(y, (Rational(-2, 5), Rational(7, 6), Rational(1, 4))))},
+    {sigma_w: Rational(9, 7), **dict(zip(x, (Rational(-5, 4), Rational(1, 3), Rational(2, 7)))),
+     **dict(zip(y, (Rational(3, 5), Rational(-1, 2), Rational(-4, 3))))},
+]
+
+
+def initialisation(family: Family, same_token: bool = False) -> LatentLinearModel:
+    """q = W_Q x and k = W_K y for fixed x, y in R^3 and independent weight matrices whose
+    entries are i.i.d. family(sigma_w): q_i = sum_a W_Q[i, a] x_a, one latent per entry (the
+    entries of row i are latents local to coordinate i)."""
+    keys = x if same_token else y
+    points = [{s_: v for s_, v in point.items() if s_ is sigma_w or s_ in x or s_ in keys}
+              for point in TOKENS]
+    token = "the same token, $x = y$" if same_token else "tokens $x, y \\in \\mathbb{R}^3$"
+    return LatentLinearModel(
+        name=f"init-{'same-token-' if same_token else ''}{family.name.lower()}",
+        title=f"q = W_Q x, k = W_K {'x' if same_token else 'y'} at initialisation, "
+              f"{family.name} weights",
+        dimension=d, parameter_points=points,
+        latents=tuple(Latent(f"{m}{a}", family) for m in "WV" for a in range(1, 4)),
+        loadings={q: {f"W{a}": sigma_w * x[a - 1] for a in range(1, 4)},
+                  k: {f"V{a}": sigma_w * keys[a - 1] for a in range(1, 4)}},
+        description=(rf"$q = W_Q x$, $k = W_K {'x' if same_token else 'y'}$ for {token}; the "
+                     rf"entries of $W_Q$ and $W_K$ are independent, "
+                     rf"${_law(family, sigma_w)}$.",))
+
+
 def gaussian_logits() -> LatentLinearModel:
     """n i.i.d. N(0, s^2) logits z_1..z_n (for softmax statements)."""
     return LatentLinearModel(
@@ -657,7 +690,10 @@ DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER), correlated(), correlated(wit
              gaussian(with_means=True))
 LOGITS = (gaussian_logits(),)
 ROWS = row_models()
-MODELS = {model.name: model for model in INDEPENDENT + DEPENDENT + LOGITS + ROWS}
+INITIALISATION = tuple(initialisation(family, same) for same in (False, True)
+                       for family in FAMILIES)
+MODELS = {model.name: model
+          for model in INDEPENDENT + DEPENDENT + LOGITS + ROWS + INITIALISATION}
 
 
 def get_model(name: str) -> Model:
