@@ -169,7 +169,8 @@ def _verification(report: DerivationReport | None) -> str:
     rows = []
     for m in report.models:
         digits = [s.numeric_check.digits for s in m.steps if s.numeric_check.digits is not None]
-        mc = ", ".join(f"$d={r.d}$: {r.estimate:.4g} [{r.ci_low:.4g}, {r.ci_high:.4g}]"
+        mc = ", ".join(f"${escape(r.dimension)}={r.d}$: {r.estimate:.4g} "
+                       f"[{r.ci_low:.4g}, {r.ci_high:.4g}]"
                        for r in m.monte_carlo if r.status != "n/a") or "--"
         rows.append(rf"{text(m.model)} & {text(m.status)} & "
                     rf"{min(digits) if digits else 0:.0f} & {mc} \\")

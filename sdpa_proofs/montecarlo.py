@@ -7,6 +7,7 @@ gives the standard error, so any combination of E, Var and sd gets an honest int
 from __future__ import annotations
 
 import zlib
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -249,8 +250,9 @@ class _Plan:
         batches = np.array([[side(self.dim, *(_statistic(a, v, slice(b, None, BATCHES))
                                               for a, v in zip(self.atoms, self.values)))
                              for side in self.sides] for b in range(BATCHES)], dtype=float)
-        self.results.append(_compare(self.dim, self.n, batches[:, 0], batches[:, 1],
-                                     self.claim.rel_op))
+        self.results.append(replace(_compare(self.dim, self.n, batches[:, 0], batches[:, 1],
+                                             self.claim.rel_op),
+                                    dimension=str(self.model.dimension)))
         del self.values
 
 
@@ -322,5 +324,6 @@ def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
             f"{lhs[bad[0]]:.12g} {claim.rel_op} {rhs[bad[0]]:.12g} is false")
         results.append(MonteCarloResult(dim, POINTWISE_SAMPLES, float(lhs.mean()),
                                         float(lhs.min()), float(lhs.max()), float(rhs.mean()),
-                                        "fail" if len(bad) else "pass", reason))
+                                        "fail" if len(bad) else "pass", reason,
+                                        str(model.dimension)))
     return results

@@ -118,7 +118,7 @@ def failure_details(d: DerivationReport) -> list[Text]:
             lines.append(Text(f"{d.name} under {m.model}: {m.conclusion.reason}", style="red"))
         for r in m.monte_carlo:
             if r.status == FAIL:
-                lines.append(Text(f"{d.name} under {m.model}: Monte Carlo at d = {r.d} "
+                lines.append(Text(f"{d.name} under {m.model}: Monte Carlo at {r.dimension} = {r.d} "
                                   f"({r.samples} samples): {r.reason}; 95% CI "
                                   f"[{r.ci_low:.6g}, {r.ci_high:.6g}]", style="red"))
     return lines

@@ -50,3 +50,4 @@ class MonteCarloResult:
     expected: float
     status: str
     reason: str = ""
+    dimension: str = "d"  # the name of the size sampled: d for q, k in R^d, n for n logits

@@ -115,3 +115,17 @@ def test_each_family_samples_its_own_law(family):
         spread = np.sqrt((float(family.moment(2 * power, sigma)) - exact**2) / draws.size)
         assert abs(np.mean(draws**power) - exact) <= 5 * spread + 1e-12
     assert abs(draws.mean()) <= 5 * sigma / np.sqrt(draws.size)
+
+
+def test_results_name_the_size_that_was_sampled():
+    """A softmax claim is sampled at n logits, not at a dimension d: the report says n."""
+    from sympy import exp
+
+    from sdpa_proofs import n, s, z
+
+    logits = get_model("gaussian-logits")
+    (result,) = check_claim(Eq(E(Sum(exp(z[i]), (i, 1, n))), n * exp(s**2 / 2)), logits,
+                            dims=(64,))
+    assert result.status == "pass" and result.dimension == "n"
+    (result,) = check_claim(Eq(E(S), 0), get_model("independent-normal"), dims=(64,))
+    assert result.dimension == "d"

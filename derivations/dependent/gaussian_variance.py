@@ -1,9 +1,10 @@
 """Var(S) = tr(Sigma_qq Sigma_kk) + tr(Sigma_qk Sigma_qk) for jointly Gaussian q, k with zero
 mean and any covariance blocks (Isserlis/Wick).
 
-Both traces are sums of d^2 terms: the variance grows like d exactly when the covariances across
-coordinates are small (off-diagonal entries o(1/sqrt(d)) on average), and like d^2 when they are
-of order one, as under a shared factor.
+Both traces are sums of d^2 terms, but large cross-coordinate covariances are not enough to make
+the variance grow like d^2: tr(Sigma_qq Sigma_kk) is the Frobenius inner product of the two
+blocks, so what counts is how q's covariances line up with k's (and tr(Sigma_qk^2)).  Under
+separate factors with beta = 0, Cov(q_i, q_j) = alpha^2 is of order one and Var(S) is linear.
 """
 
 from _shared import variance_opening

@@ -2,8 +2,10 @@
 
 E[(S / d)^2] = rho^2 sigma_q^2 sigma_k^2 + sigma_q^2 sigma_k^2 (1 + rho^2) / d stays bounded,
 whereas E[(S / sqrt(d))^2] = d rho^2 sigma_q^2 sigma_k^2 + sigma_q^2 sigma_k^2 (1 + rho^2) grows
-like d: the mean of S / sqrt(d) is sqrt(d) rho sigma_q sigma_k.  This is the regime behind muP's
-1/d attention scaling, where q and k become aligned during training.
+like d: the mean of S / sqrt(d) is sqrt(d) rho sigma_q sigma_k.  This is a statement about the
+size of one logit.  Softmax sees a row, and a correlation every key of the row shares with the
+query is a common shift that it ignores: this is not muP's regime, which is one key aligned
+against the others (derivations/rows/alignment_margin_*.py).
 """
 
 from sympy import Eq
