@@ -69,10 +69,20 @@ class _Evaluation:
         x = x.xreplace(nested)
         variables = sorted(random_coordinates(x), key=sp.default_sort_key)
         if not variables:
-            return mpmath.mpf(sp.N(x, self.dps))
+            value = mpmath.mpf(sp.N(x, self.dps))
+            self.scale = max(self.scale, abs(value))  # a constant term is a term involved
+            return value
+        if x.has(*NOT_SMOOTH):
+            raise UnsupportedExpression(
+                f"E[{x}]: not smooth in the coordinates; quadrature rules that agree prove "
+                "nothing about a jump or a kink between their nodes")
         terms = sp.Add.make_args(sp.expand(x))
         if 1 < len(terms) <= MAX_TERMS:  # term by term: each over the coordinates it uses
-            return mpmath.fsum(self.expectation(term) for term in terms)
+            values = [self.expectation(term) for term in terms]
+            self.scale = max(self.scale, *(abs(v) for v in values))
+            return mpmath.fsum(values)
+        if len(terms) == 1:  # expanded, what cancels inside it has cancelled exactly
+            x = terms[0]
         degrees = {v: _degree(x, v) for v in variables}
         polynomial = all(deg is not None for deg in degrees.values())
         f = _compiled(x, variables)
@@ -104,6 +114,10 @@ class _Evaluation:
                                     f"quadrature did not converge within {MAX_GRID} points")
 
 
+# Integrands on which Gauss rules converge to nothing reliable: two rules can agree while a jump
+# or a kink lies between their nodes (an indicator of a thin interval reads as 0).
+NOT_SMOOTH = (sp.Piecewise, sp.Heaviside, sp.Abs, sp.Max, sp.Min, sp.sign, sp.floor,
+              sp.ceiling)
 # A sum of many terms is integrated term by term (a grid over the few latents each term uses,
 # rather than one over all of them), up to this many terms.
 MAX_TERMS = 5000

@@ -235,8 +235,8 @@ def test_a_shift_dropped_from_the_normaliser_is_refuted_by_every_check():
 def test_at_uniform_p_only_the_trace_of_the_jacobian_is_large():
     """J = (I - 11^T/n)/n at uniform p: eigenvalues 1/n (n - 1 times) and 0, so ||J||_2 = 1/n
     while tr J = 1 - 1/n (the lower bound tr J >= 1 - max p is about the trace only)."""
-    for n in (2, 16, 256):
-        p = np.full(n, 1 / n)
+    for keys in (2, 16, 256):
+        p = np.full(keys, 1 / keys)
         jacobian = np.diag(p) - np.outer(p, p)
-        assert np.linalg.norm(jacobian, 2) == pytest.approx(1 / n)
-        assert np.trace(jacobian) == pytest.approx(1 - 1 / n)
+        assert np.linalg.norm(jacobian, 2) == pytest.approx(1 / keys)
+        assert np.trace(jacobian) == pytest.approx(1 - 1 / keys)

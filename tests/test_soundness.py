@@ -987,3 +987,45 @@ def test_a_sum_or_derivative_among_terms_is_bracketed():
     from sdpa_proofs.text import show
 
     assert show(Derivative(z[1]**2, z[1]) + z[1]) == "(∂/∂z_1 z_1²) + z_1"
+
+
+# ---- round 14: term-by-term integration and non-smooth integrands ---------------------------
+
+@pytest.mark.parametrize("exponent", [20, 30, 50])
+def test_constant_terms_that_cancel_raise_the_precision(exponent):
+    """E[(q_1 + K)^2] - K^2 = sigma_q^2 (a Gaussian moment by hand): integrated term by term,
+    the constant K^2 is a term involved, so cancelling it must raise the working precision;
+    the true claim passes and the false ones (0) fail."""
+    import sympy as sp
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    q1, model, big = q[1], get_model("independent-normal"), sp.Integer(10) ** exponent
+    settings = NumericSettings()
+    assert numeric_check(E((q1 + big) ** 2) - big**2, sigma_q**2, model, settings).passed
+    for wrong in (E((q1 + big) ** 2) - big**2, E(q1**2 + big) - big,
+                  E((q1 + big) ** 2) - E(q1 + big) ** 2):
+        assert numeric_check(wrong, 0, model, settings).status == "fail"
+    inside = E((q1 + big) ** 2 - 2 * big * q1 - big**2)  # cancels inside one expectation
+    assert numeric_check(inside, sigma_q**2, model, settings).passed
+
+
+def test_an_indicator_of_a_thin_interval_is_not_integrated_to_zero():
+    """P(0.30 sigma_q < q_1 < 0.31 sigma_q) under a uniform law is 0.01 / (2 sqrt 3), yet every
+    Gauss node misses the interval: agreement of two rules is no evidence for a non-smooth
+    integrand, so the check is undecided, never a pass for 0."""
+    import sympy as sp
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    q1 = q[1]
+    indicator = sp.Piecewise((1, (q1 > sp.Rational(30, 100) * sigma_q)
+                              & (q1 < sp.Rational(31, 100) * sigma_q)), (0, True))
+    verdict = numeric_check(E(indicator), 0, get_model("independent-uniform"),
+                            NumericSettings(dimensions=(1,)))
+    assert verdict.status == "undecided" and "not smooth" in verdict.reason
+    tail = sp.Max(0, sp.Abs(q1) - 11 * sigma_q) * sp.Integer(10) ** 40
+    assert numeric_check(E(tail), 0, get_model("independent-normal"),
+                         NumericSettings(dimensions=(1,))).status == "undecided"
