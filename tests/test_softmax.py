@@ -240,3 +240,19 @@ def test_at_uniform_p_only_the_trace_of_the_jacobian_is_large():
         jacobian = np.diag(p) - np.outer(p, p)
         assert np.linalg.norm(jacobian, 2) == pytest.approx(1 / keys)
         assert np.trace(jacobian) == pytest.approx(1 - 1 / keys)
+
+
+def test_a_scale_fixed_in_n_does_not_keep_the_probability_of_the_key_ahead():
+    """With lambda = log(p / (1 - p)) / Delta (no n in it), p* = p only for n = 1: the bundled
+    derivation's claim with that scale is refuted, at n = 2 by the numeric check."""
+    from sympy import Eq, Symbol, exp, log
+
+    from sdpa_proofs import Derivation, Step, VerifySettings, verify_derivation
+
+    margin, p = Symbol("Delta", positive=True), Symbol("pstar", positive=True)
+    fixed = log(p / (1 - p)) / margin
+    wrong = Derivation(claim=Eq(exp(fixed * margin) / (exp(fixed * margin) + n), p),
+                       steps=[Step(p, "algebra")], models=["gaussian-logits"], name="fixed")
+    step = verify_derivation(wrong, VerifySettings(monte_carlo=False)).models[0].steps[0]
+    assert step.rule_check.status == "fail" and step.exact_check.status == "fail"
+    assert step.numeric_check.status == "fail" and step.numeric_check.counterexample["n"] == 2
