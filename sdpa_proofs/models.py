@@ -400,6 +400,7 @@ class GaussianMatrixModel(Model):
     so that every coordinate is correlated with every other."""
 
     with_means: bool = False
+    independent_keys: bool = False  # Sigma_qk = 0: the key independent of the query (a row)
     index_generic = True
 
     @property
@@ -416,6 +417,11 @@ class GaussianMatrixModel(Model):
 
     def assumptions(self):
         means = r"means $m_q, m_k$" if self.with_means else r"mean $0$"
+        if self.independent_keys:
+            return [r"$q$ and $k$ are independent Gaussian vectors with " + means + r" and "
+                    r"covariances $\Sigma_{qq} = \operatorname{Cov}(q)$, "
+                    r"$\Sigma_{kk} = \operatorname{Cov}(k)$: a key of the query's row, "
+                    r"independent of it."]
         return [r"$(q, k)$ is jointly Gaussian with " + means + r" and covariance blocks "
                 r"$\Sigma_{qq} = \operatorname{Cov}(q)$, $\Sigma_{kk} = \operatorname{Cov}(k)$ "
                 r"and $(\Sigma_{qk})_{ij} = \operatorname{Cov}(q_i, k_j)$."]
@@ -434,9 +440,13 @@ class GaussianMatrixModel(Model):
             return Sigma_qq[i, j]
         if a.base == k and b.base == k:
             return Sigma_kk[i, j]
+        if self.independent_keys:
+            return sp.S.Zero
         return Sigma_qk[i, j] if a.base == q else Sigma_qk[j, i]
 
     def dependence(self, a, b, distinct):
+        if self.independent_keys and a.base != b.base:
+            return None
         return (f"{show(a)} and {show(b)} are jointly Gaussian with covariance "
                 f"{show(self.covariance(a, b, None))}, which the model does not make zero")
 
@@ -458,6 +468,10 @@ class GaussianMatrixModel(Model):
         seed = int(point[covariance_pattern])
         loadings = sp.Matrix(2 * dim, 2, lambda r, c: Rational(((r + 1) * (c + 3) + 2 * seed) % 7
                                                                - 3, 5 + seed))
+        if self.independent_keys:  # q on factors 0, 1 only, k on factors 2, 3 only
+            zeros = sp.zeros(dim, 2)
+            loadings = sp.Matrix.vstack(sp.Matrix.hstack(loadings[:dim, :], zeros),
+                                        sp.Matrix.hstack(zeros, loadings[dim:, :]))
         noise = [Rational(r % 3 + 2, 7 + seed) for r in range(2 * dim)]
         means = [Rational((3 * r + seed) % 5 - 2, 3 + seed) if self.with_means else sp.S.Zero
                  for r in range(2 * dim)]
@@ -471,23 +485,27 @@ class GaussianMatrixModel(Model):
         dim = int(point[self.dimension])
         loadings, noise, means = self._structure(point, dim)
         rows = [v.indices[0] - 1 + (dim if v.base == k else 0) for v in variables]
+        factors = [c for c in range(loadings.cols)  # only the factors the variables load on
+                   if any(loadings[r, c] != 0 for r in rows)]
         total_degree = sum(degrees.values())
-        rules = [NORMAL.rule(NORMAL.points_for_degree(total_degree), mpmath.mpf(1), dps)] * 2
+        rules = [NORMAL.rule(NORMAL.points_for_degree(total_degree), mpmath.mpf(1), dps)
+                 for _ in factors]
         rules += [NORMAL.rule(NORMAL.points_for_degree(degrees[v]), mpmath.mpf(1), dps)
                   for v in variables]
-        coefficients = [(mp_value(means[r]), mp_value(loadings[r, 0]), mp_value(loadings[r, 1]),
+        coefficients = [(mp_value(means[r]), [mp_value(loadings[r, c]) for c in factors],
                          mpmath.sqrt(mp_value(noise[r]))) for r in rows]
 
-        def on_grid(g0, g1, *local):
-            return f(*(m + b0 * g0 + b1 * g1 + s * u
-                       for (m, b0, b1, s), u in zip(coefficients, local)))
+        def on_grid(*values):
+            shared, local = values[:len(factors)], values[len(factors):]
+            return f(*(m + sum(b * g for b, g in zip(bs, shared)) + s * u
+                       for (m, bs, s), u in zip(coefficients, local)))
 
         return tensor_sum(on_grid, rules)
 
     def sample(self, rng, n, dim, point):
         loadings, noise, means = (np.array(x, dtype=float)
                                   for x in self._structure(point, dim))
-        factors = rng.normal(size=(n, 2))
+        factors = rng.normal(size=(n, loadings.shape[1]))
         values = means + factors @ loadings.T + np.sqrt(noise) * rng.normal(size=(n, 2 * dim))
         return {q: values[:, :dim], k: values[:, dim:]}
 
@@ -674,14 +692,20 @@ def gaussian_logits() -> LatentLinearModel:
         description=(r"The logits $z_1, \dots, z_n$ are independent $\mathcal{N}(0, s^2)$.",))
 
 
-def gaussian(with_means: bool = False) -> GaussianMatrixModel:
-    """Jointly Gaussian q, k with general covariance blocks (and means)."""
+def gaussian(with_means: bool = False, independent_keys: bool = False) -> GaussianMatrixModel:
+    """Jointly Gaussian q, k with general covariance blocks (and means); with
+    ``independent_keys`` a key of the query's row, independent of it (Sigma_qk = 0)."""
+    if independent_keys:
+        name, title = "gaussian-row", "a Gaussian query and an independent Gaussian key, " \
+                                      "general covariances and means"
+    else:
+        name = "gaussian-means" if with_means else "gaussian"
+        title = "jointly Gaussian, general covariance" + (" and means" if with_means else "")
     return GaussianMatrixModel(
-        name="gaussian-means" if with_means else "gaussian",
-        title="jointly Gaussian, general covariance" + (" and means" if with_means else ""),
-        dimension=d, parameter_points=[{covariance_pattern: sp.Integer(0)},
-                                       {covariance_pattern: sp.Integer(1)}],
-        with_means=with_means)
+        name=name, title=title, dimension=d,
+        parameter_points=[{covariance_pattern: sp.Integer(0)},
+                          {covariance_pattern: sp.Integer(1)}],
+        with_means=with_means, independent_keys=independent_keys)
 
 
 INDEPENDENT = tuple(independent(family) for family in FAMILIES)
@@ -689,7 +713,7 @@ DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER), correlated(), correlated(wit
              shared_factor(same_factor=True), shared_factor(same_factor=False), gaussian(),
              gaussian(with_means=True))
 LOGITS = (gaussian_logits(),)
-ROWS = row_models()
+ROWS = row_models() + (gaussian(with_means=True, independent_keys=True),)
 INITIALISATION = tuple(initialisation(family, same) for same in (False, True)
                        for family in FAMILIES)
 MODELS = {model.name: model

@@ -125,3 +125,22 @@ def test_single_logit_variance_and_within_row_spread_part_ways():
     (result,) = check_claim(Eq(E((dot_product - other_dot_product)**2) / 2, spread), model,
                             dims=(64,))
     assert result.status == "pass"
+
+
+def test_the_conditional_spread_needs_the_query_mean_and_an_independent_key():
+    """Dropping m_q' Sigma_kk m_q is refuted (the gaussian-row patterns have non-zero means);
+    under gaussian-means, where k depends on q, the Isserlis step that treats them as
+    independent fails too."""
+    from sdpa_proofs import Sigma_kk, Sigma_qq
+
+    derivation = bundled("conditional_spread_mean")
+    alignment = Sum(Sigma_qq[i, j] * Sigma_kk[i, j], (j, 1, d), (i, 1, d))
+    wrong = type(derivation)(claim=Eq(derivation.claim.lhs, alignment),
+                             steps=derivation.steps[:2] + [Step(alignment, "algebra")],
+                             name="no_mean", models=derivation.models)
+    report = verify_derivation(wrong, FAST)
+    assert report.status == "failed" and {(3, "rule"), (3, "numeric")} <= rejected_at(report)
+    dependent = type(derivation)(claim=derivation.claim, steps=derivation.steps,
+                                 name="dependent", models=["gaussian-means"])
+    report = verify_derivation(dependent, FAST)
+    assert report.status == "failed" and (2, "rule") in rejected_at(report)
