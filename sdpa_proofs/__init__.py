@@ -26,6 +26,7 @@ _EXPORTS = {
                "rho", "row_models", "shared_factor", "sigma_w", "x", "y"),
     "moments": ("ExactEvaluator",),
     "numeric": ("NumericSettings", "numeric_check"),
+    "questions": ("Answer", "moment"),
     "registry": ("RULES",),
     "report": ("RunReport",),
     "rulecheck": ("rule_check",),

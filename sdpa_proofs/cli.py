@@ -132,6 +132,21 @@ def parser() -> argparse.ArgumentParser:
                          help="write figures (PNG and SVG) to DIR; needs the plot extra")
     scaling.add_argument("--json", metavar="FILE", type=Path, help="write the rows as JSON")
 
+    ask = commands.add_parser("moment", help="the exact closed form of a moment under a model, "
+                              "for symbolic d (and its value at a d, and Monte Carlo)")
+    ask.add_argument("question", metavar="EXPR",
+                     help='e.g. "Var(S)", "E[S**2]", "E[(S - Stilde)**2]/2"')
+    ask.add_argument("--model", type=_model, default="independent-normal", metavar="NAME",
+                     help="the model (default independent-normal)")
+    ask.add_argument("--d", type=int, metavar="D", help="also the value at this dimension, at "
+                     "the model's first parameter point")
+    ask.add_argument("--digits", type=int, default=30, metavar="N",
+                     help="significant digits of that value (default 30)")
+    ask.add_argument("--monte-carlo", action="store_true",
+                     help="also a Monte Carlo estimate at --d, with its 95%% interval")
+    ask.add_argument("--latex", action="store_true", help="print the answer as LaTeX")
+    ask.add_argument("--json", metavar="FILE", type=Path, help="write the answer as JSON")
+
     mutate = commands.add_parser("mutate", help="mutation-test the checker on derivations: "
                                  "every mutant that changes the mathematics must be rejected")
     mutate.add_argument("paths", nargs="*", metavar="PATH")
@@ -156,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         return _mutate(paths, console, errors)
     if args.command == "scaling":
         return _scaling(args, console, errors)
+    if args.command == "moment":
+        return _moment(args, console, errors)
     if args.command == "growth":
         from .models import MODELS
 
@@ -257,6 +274,32 @@ def _growth(models: list[str], output: Path | None, console: Console, errors: Co
         if not _written(errors, output, write_atomically, output, text + "\n"):
             return 2
     return 1 if any(r.status == "fail" for r in rows) else 0
+
+
+def _moment(args, console: Console, errors: Console) -> int:
+    from .errors import BadInput
+    from .questions import moment
+    from .report import write_atomically
+
+    if (args.d is not None and args.d < 1) or args.digits < 1:
+        errors.print("error: --d and --digits take positive integers", style="red")
+        return 2
+    if args.monte_carlo and args.d is None:
+        errors.print("error: --monte-carlo needs --d (the dimension to sample at)", style="red")
+        return 2
+    try:
+        answer = moment(args.question, args.model, d=args.d, digits=args.digits,
+                        monte_carlo=args.monte_carlo)
+    except BadInput as error:
+        errors.print(Text(f"error: {error}"), style="red")
+        return 2
+    console.print(Text(answer.latex() if args.latex else str(answer)), soft_wrap=True)
+    if args.json:
+        text = json.dumps(answer.as_json(), indent=2, allow_nan=False) + "\n"
+        if not _written(errors, args.json, write_atomically, args.json, text):
+            return 2
+    monte_carlo = answer.monte_carlo
+    return 1 if monte_carlo is not None and monte_carlo.status == "fail" else 0
 
 
 def _mutate(paths: list[str], console: Console, errors: Console) -> int:
