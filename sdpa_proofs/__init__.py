@@ -20,6 +20,7 @@ _EXPORTS = {
     "expressions": ("Cov", "E", "MaxOver", "RandomVector", "SD", "SumOverDistinct",
                     "SymmetricMatrix", "Var"),
     "isolation": ("load_paths", "verify_paths"),
+    "limits": ("Lim",),
     "models": ("DEPENDENT", "GaussianMatrixModel", "INDEPENDENT", "Latent", "LatentLinearModel",
                "MODELS", "Model", "Sigma_kk", "Sigma_qk", "Sigma_qq", "aligned", "alpha", "beta",
                "correlated", "gaussian", "get_model", "independent", "m_k", "m_q", "mu_k", "mu_q",

@@ -23,10 +23,11 @@ from .concrete import (
     is_pointwise,
 )
 from .errors import UnsupportedExpression
-from .expressions import SUMS, MaxOver, random_coordinates, symmetric_order
+from .expressions import SUMS, E, MaxOver, random_coordinates, symmetric_order
 from .indexing import expand_terms
+from .limits import Lim, sample_means
 from .models import Model
-from .moments import exact_cases
+from .moments import ExactEvaluator, exact_cases
 from .relations import upward
 from .text import show
 from .verdicts import FAIL, PASS, UNDECIDED, Verdict
@@ -36,6 +37,10 @@ def exact_check(before: Expr, after: Expr, model: Model,
                 distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     before, after = sp.sympify(before), sp.sympify(after)
+    try:
+        before, after = (_limits_evaluated(x, model) for x in (before, after))
+    except UnsupportedExpression as error:
+        return Verdict(UNDECIDED, f"exact engine: {error}")
     if relation != "=":
         return _exact_inequality(before, after, model, distinct, relation)
     if is_pointwise(before, after):
@@ -62,6 +67,31 @@ def exact_check(before: Expr, after: Expr, model: Model,
                            counterexample={"exact": True, "case": where.strip(" ,"),
                                            "lhs": show(lhs), "rhs": show(rhs)})
         return Verdict(UNDECIDED, f"could not show {show(lhs)} = {show(rhs)}{where}")
+
+
+def _limits_evaluated(expr: Expr, model: Model) -> Expr:
+    """Each Lim(X_n, n) replaced by its almost-sure limit under the model (the law of large
+    numbers): the expectations of the summands in closed form from the moment engine, the
+    conditions checked on those closed forms; UnsupportedExpression where one is not met."""
+    for limit in [x for x in sp.preorder_traversal(expr) if isinstance(x, Lim)]:
+        means = sample_means(limit)
+        if limit.variable != model.dimension:
+            raise UnsupportedExpression(f"a limit in {limit.variable}, not in the model's "
+                                        f"size {model.dimension}")
+        why = model.iid_reason(means.vectors)
+        if why:
+            raise UnsupportedExpression(f"no law of large numbers: {why}")
+        values = [ExactEvaluator(model).value(E(f)) for f in means.summands]
+        if any(v.has(sp.oo, -sp.oo, sp.zoo, sp.nan) for v in values):
+            raise UnsupportedExpression(f"a summand of {show(limit)} has no finite mean")
+        at_limit = dict(zip(means.means, values))
+        for kind, condition in means.conditions():
+            value = condition.xreplace(at_limit)
+            if not (value.is_zero is False if kind == "nonzero" else value.is_positive):
+                raise UnsupportedExpression(f"{show(value)} is not known to be {kind} at the "
+                                            f"limit point of {show(limit)}")
+        expr = expr.xreplace({limit: means.limit(values)})
+    return expr
 
 
 def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozenset) -> Verdict:

@@ -64,7 +64,7 @@ def expand_terms(expr: Expr, dimension: Expr, is_factor: Callable[[Expr], bool])
                             is_factor)
     if isinstance(expr, SUMS):
         return _sum_terms(expr, dimension, is_factor)
-    if index_symbols(expr):
+    if any(not x.is_Integer for x in index_symbols(expr)):  # q_1 names one coordinate
         raise UnsupportedExpression(f"cannot evaluate {expr}: it depends on an index in a way "
                                     "that is not a sum or a random coordinate")
     return [Term(expr)]

@@ -107,6 +107,11 @@ class ProofPrinter(LatexPrinter):
         limit = r"%s=%s,\dots,%s" % tuple(self._print(x) for x in (index, lower, upper))
         return r"\max_{%s} %s" % (limit, self._summand(expr.function))
 
+    def _print_Lim(self, expr: Expr) -> str:
+        """The almost-sure limit, lim_{n -> oo} X_n."""
+        return r"\lim_{%s \to \infty} %s" % (self._print(expr.variable),
+                                              self._summand(expr.body))
+
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 LATEX_RELATIONS = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}

@@ -97,6 +97,11 @@ class Model:
         """n draws of every vector at dimension ``dim``: vector -> array of shape (n, dim)."""
         raise NotImplementedError
 
+    def iid_reason(self, vectors) -> str | None:
+        """None when the tuples (v_i for v in ``vectors``), i = 1, 2, ..., are independent and
+        identically distributed, else why that is not known."""
+        return f"model {self.name} does not make its coordinates i.i.d. across the index"
+
     def sample_from(self, source, n: int, dim: int, point: dict) -> dict:
         """``sample`` with the randomness taken from ``source``, which hands out standardised
         draws that other models of a run may share (``source.standard(family, slot, shape)``)
@@ -317,6 +322,16 @@ class LatentLinearModel(Model):
         source (so they are independent), which other models of the run may share."""
         return self._built(lambda slot, latent, shape: source.standard(latent.family, slot,
                                                                         shape), n, dim, point)
+
+    def iid_reason(self, vectors):
+        """Loadings and means are the same for every coordinate; only a shared latent ties
+        coordinates with different indices together."""
+        for vector in sorted(vectors, key=str):
+            for name, c in self.loadings.get(vector, {}).items():
+                if c != 0 and self._latent[name].shared:
+                    return (f"the coordinates of {vector} share the factor {name}: they are "
+                            "dependent across the index, not i.i.d.")
+        return None
 
     def row_latents(self) -> set[str]:
         """The latents drawn once per attention row: those the query loads on (a row has one

@@ -26,6 +26,7 @@ from .expressions import (
     moment_atoms,
     random_coordinates,
 )
+from .limits import Lim
 from .models import Model
 from .verdicts import NOT_APPLICABLE, MonteCarloResult
 
@@ -195,6 +196,8 @@ CHUNK_COORDINATES = 2**17  # per vector and chunk: 1 MiB of doubles
 def _plan(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarloResult]:
     """What sampling a claim needs, or its results when it needs no moment estimates."""
     claim = _with_arbitrary_values(claim, model)
+    if claim.lhs.has(Lim) or claim.rhs.has(Lim):
+        return check_limit(claim, model, dims, seed)
     atoms = sorted(moment_atoms(claim.lhs) | moment_atoms(claim.rhs), key=sp.default_sort_key)
     if random_coordinates(claim.lhs) | random_coordinates(claim.rhs):
         return check_pointwise(claim, model, dims, seed)
@@ -289,6 +292,42 @@ POINTWISE_SAMPLES = 2000
 _HOLDS = {"==": lambda a, b: np.abs(a - b) <= 1e-9 * (1 + np.abs(b)),
           "<=": lambda a, b: a <= b + 1e-9 * (1 + np.abs(b)),
           ">=": lambda a, b: a >= b - 1e-9 * (1 + np.abs(b)), "<": np.less, ">": np.greater}
+
+
+def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
+                budget: float = 1.6e7) -> list[MonteCarloResult]:
+    """A claim lim_n X_n = L (almost surely): X_n sampled at each size in ``dims``.  The mean
+    distance E|X_n - L| must shrink, at the largest size to at most half of what it is at the
+    smallest (a limit with fluctuations of order 1/sqrt(n) shrinks it by sqrt(64) over
+    64..4096), whereas a wrong L leaves it near |lim X_n - L|."""
+    limit, target = claim.lhs, claim.rhs
+    point = model.parameter_points[0]
+    if not isinstance(limit, Lim) or claim.rel_op != "==" or target.has(Lim) \
+            or not target.xreplace(point).is_number:
+        return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
+                                 "not sampled: only lim X_n = (a closed form) is sampled")]
+    goal = float(target.xreplace(point))
+    results, distances = [], []
+    for dim in dims:
+        n = samples_for(dim, budget)
+        arrays = draw_samples(model, dim, point, n, seed)
+        try:
+            values = _as_samples(vector_values(
+                limit.body.xreplace({model.dimension: sp.Integer(dim), **point}), arrays, dim), n)
+        except UnsupportedForSampling as error:
+            return [MonteCarloResult(dim, 0, *[float("nan")] * 4, NOT_APPLICABLE,
+                                     f"not sampled: {error}", str(model.dimension))]
+        distances.append(float(np.mean(np.abs(values - goal))))
+        spread = float(values.std(ddof=1) / np.sqrt(n))
+        mean = float(values.mean())
+        results.append(MonteCarloResult(dim, n, mean, mean - T_95 * spread, mean + T_95 * spread,
+                                        goal, "pass", "", str(model.dimension)))
+    shrinks = distances[-1] <= distances[0] / 2 or distances[-1] <= 1e-9 * (1 + abs(goal))
+    verdict = (f"E|X_n - L| is {distances[0]:.3g} at {model.dimension} = {dims[0]} and "
+               f"{distances[-1]:.3g} at {model.dimension} = {dims[-1]}")
+    return [replace(r, status="pass" if shrinks else "fail",
+                    reason="" if shrinks else verdict + ": it does not shrink towards the "
+                    "claimed limit") for r in results]
 
 
 def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,

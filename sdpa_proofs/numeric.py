@@ -21,8 +21,10 @@ from .concrete import (
 )
 from .errors import UnsupportedExpression
 from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
+from .limits import Lim, sample_means
 from .models import Model
 from .relations import SYMBOLS
+from .text import show
 from .verdicts import FAIL, PASS, UNDECIDED, Verdict
 
 
@@ -126,6 +128,33 @@ MAX_GRID = 20_000
 CONVERGED_GUARD = 10  # digits of the working precision that two quadratures may disagree on
 
 
+def _limits_as_expectations(expr: Expr, model: Model, settings: NumericSettings) -> Expr:
+    """Each Lim(X_n, n) as its almost-sure limit h(E[f_1], ...) (the law of large numbers),
+    the expectations left for quadrature; the conditions on h are evaluated by quadrature at
+    every parameter point, and one that fails or cannot be told apart from failing leaves the
+    check undecided."""
+    for limit in [x for x in sp.preorder_traversal(expr) if isinstance(x, Lim)]:
+        means = sample_means(limit)
+        why = model.iid_reason(means.vectors) if limit.variable == model.dimension else \
+            f"a limit in {limit.variable}, not in the model's size {model.dimension}"
+        if why:
+            raise UnsupportedExpression(f"no law of large numbers: {why}")
+        expectations = dict(zip(means.means, (E(f) for f in means.summands)))
+        with mpmath.workdps(settings.dps):
+            for point in model.parameter_points:
+                substitution = model.concrete(point, 1)
+                for kind, condition in means.conditions():
+                    value, _ = _integrated(condition.xreplace(expectations), model,
+                                           substitution)
+                    small = abs(value) <= mpmath.mpf(10) ** -settings.digits
+                    if small or (kind == "positive" and value < 0):
+                        raise UnsupportedExpression(
+                            f"{show(condition.xreplace(expectations))} is {mpmath.nstr(value, 5)}"
+                            f" at {format_point(point)}, where the limit needs it {kind}")
+        expr = expr.xreplace({limit: means.limit(list(expectations.values()))})
+    return expr
+
+
 def _compiled(x: Expr, variables: list) -> object:
     """x as a function of ``variables`` for mpmath: a monomial c * prod v^p (what most
     integrands are once split into terms) directly, anything else through lambdify, whose
@@ -202,6 +231,10 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
     every value of the free indices: expectations by exact quadrature against the model's
     density, identities in the coordinates pointwise at coordinates drawn from the model."""
     before, after = sp.sympify(before), sp.sympify(after)
+    try:
+        before, after = (_limits_as_expectations(x, model, settings) for x in (before, after))
+    except UnsupportedExpression as error:
+        return Verdict(UNDECIDED, f"numeric: {error}")
     evaluate = _pointwise_pairs if is_pointwise(before, after) else _integrated_pair
     lowest = None
     with mpmath.workdps(settings.dps):

@@ -14,6 +14,7 @@ import sympy as sp
 from sympy import Add, Derivative, Dummy, Eq, Expr, KroneckerDelta, Mul, Pow, Sum
 
 from .algebra import canonical, distribute_sums
+from .errors import UnsupportedExpression
 from .expressions import (
     SD,
     SUMS,
@@ -31,6 +32,7 @@ from .expressions import (
     unfold,
 )
 from .intervals import Ranges, is_nonnegative
+from .limits import Lim, sample_means
 from .models import Model, indices_known_distinct, isserlis_moment
 from .text import show
 
@@ -308,6 +310,62 @@ class Isserlis(Rule):
                     return None
         return constant * isserlis_moment(
             factors, model.mean, lambda a, b: model.covariance(a, b, relations.get((a, b), a == b)))
+
+
+class LawOfLargeNumbers(Rule):
+    name = "law_of_large_numbers"
+    fact = ("lim_n h((1/n) sum_i f_1(v_i), ...) = h(E[f_1(v_1)], ...) almost surely, for "
+            "summands i.i.d. across i with E|f_k| finite and h continuous at the limit point "
+            "(strong law of large numbers and continuous mapping)")
+    latex = "the strong law of large numbers"
+
+    def rewrite(self, node, ctx):
+        if not isinstance(node, Lim):
+            return None
+        means = sample_means(node)  # not a function of sample means: undecided, with why
+        if node.variable != ctx.model.dimension:
+            raise UnsupportedExpression(f"law_of_large_numbers: the limit is in "
+                                        f"{node.variable}, not in the model's size "
+                                        f"{ctx.model.dimension}")
+        why = ctx.model.iid_reason(means.vectors)
+        if not ctx.precondition(why is None, f"law_of_large_numbers: {why}"):
+            return None
+        for summand in means.summands:
+            _moments_finite(summand, ctx.model)
+        _continuous_at_limit(means)
+        return means.limit([E(f) for f in means.summands])
+
+
+def _moments_finite(summand: Expr, model: Model) -> None:
+    """E|f| < oo for f a polynomial in the coordinates (every family here has all moments) or
+    a polynomial times an exponential of coordinates when the model is Gaussian (its moment
+    generating function is finite everywhere); otherwise it is not established here."""
+    coordinates = random_coordinates(summand)
+    polynomial = all(_degree_known(summand, c) for c in coordinates)
+    exponential = summand.replace(lambda e: isinstance(e, sp.exp), lambda e: sp.S.One)
+    if polynomial or (model.is_gaussian and all(_degree_known(exponential, c)
+                                                for c in coordinates)
+                      and all(_degree_known(e.args[0], c) and sp.degree(e.args[0], c) <= 1
+                              for e in summand.atoms(sp.exp) for c in coordinates)):
+        return
+    raise UnsupportedExpression(f"law_of_large_numbers: E|{show(summand)}| < oo is not "
+                                f"established under model {model.name}")
+
+
+def _degree_known(expr: Expr, coordinate: Expr) -> bool:
+    """Whether expr is a polynomial in the coordinate (after expanding)."""
+    return sp.expand(expr).is_polynomial(coordinate)
+
+
+def _continuous_at_limit(means) -> None:
+    """Each condition of continuity decided from what the summands are: a mean of positive
+    summands is positive, so its powers are non-zero; anything else is not established."""
+    for kind, expr in means.conditions():
+        holds = expr.is_zero is False if kind == "nonzero" else expr.is_positive is True
+        if not holds:
+            raise UnsupportedExpression(f"law_of_large_numbers: whether {show(expr)} is "
+                                        f"{kind} at the limit point is not established, so "
+                                        "continuity of the map is not either")
 
 
 class GaussianMGF(Rule):
@@ -613,4 +671,4 @@ EQUALITY_RULES = (
     Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
     VarianceDefinition(), SDDefinition(), CovarianceDefinition(), VarianceScaling(),
     ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Differentiate(), Sift(),
-    MaxMonotone(), GaussianMGF(), Stein(), Algebra())
+    MaxMonotone(), GaussianMGF(), Stein(), LawOfLargeNumbers(), Algebra())

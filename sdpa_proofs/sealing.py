@@ -20,6 +20,7 @@ from .citations import Cite
 from .derivation import Derivation, Step, justifications
 from .distributions import FAMILIES
 from .errors import BadInput
+from .limits import Lim
 from .models import MODELS, GaussianMatrixModel, Latent, LatentLinearModel, Model
 from .registry import RULES, is_builtin
 from .rules import Lemma, Rule
@@ -31,7 +32,7 @@ VOCABULARY = {cls.__name__: cls for cls in (
     sp.ceiling, sp.KroneckerDelta, sp.Derivative, sp.Sum, sp.Tuple, sp.Indexed, sp.factorial,
     sp.binomial, sp.Eq, sp.Ne, sp.Le, sp.Lt, sp.Ge, sp.Gt, sp.sin, sp.cos, sp.tanh,
     expressions.E, expressions.Var, expressions.SD, expressions.Cov,
-    expressions.SumOverDistinct, expressions.MaxOver)}
+    expressions.SumOverDistinct, expressions.MaxOver, Lim)}
 VECTORS = {cls.__name__: cls for cls in (sp.IndexedBase, expressions.RandomVector,
                                          expressions.SymmetricMatrix)}
 #: the constants a derivation may use: real ones (the checks compare real numbers)

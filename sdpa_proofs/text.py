@@ -135,6 +135,10 @@ class TextPrinter(StrPrinter):
                 + self.parenthesize(expr.function, 45))
 
 
+    def _print_Lim(self, expr: Expr) -> str:
+        return f"lim_{{{self._print(expr.variable)}→∞}} " + self.parenthesize(expr.body, 45)
+
+
 def show(expr: Expr) -> str:
     return TextPrinter().doprint(expr)
 

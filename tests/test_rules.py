@@ -7,6 +7,7 @@ from sdpa_proofs import (
     SD,
     Cov,
     E,
+    Lim,
     MaxOver,
     S,
     SumOverDistinct,
@@ -107,6 +108,14 @@ GAUSSIAN_CASES = {
         ("gaussian-logits", E(exp(2 * z[i])), exp(2 * s_logit**2), exp(s_logit**2)),
         ("correlated-normal-means", E(exp(q[1] + 1)), exp(1 + mu_q + sigma_q**2 / 2),
          exp(1 + sigma_q**2 / 2)),
+    ],
+    # lim_n h(sample means) = h(means): a wrong power of a mean, independence slipped in
+    "law_of_large_numbers": [
+        ("gaussian-logits",
+         Lim(n * Sum(exp(2 * z[i]), (i, 1, n)) / Sum(exp(z[i]), (i, 1, n))**2, n),
+         E(exp(2 * z[1])) / E(exp(z[1]))**2, E(exp(2 * z[1])) / E(exp(z[1]))),
+        ("correlated-normal", Lim(Sum(q[i] * k[i], (i, 1, d)) / d, d), E(q[1] * k[1]),
+         E(q[1]) * E(k[1])),
     ],
     # E[X g(X)] = mu E[g] + sigma^2 E[g']: sigma for sigma^2, a dropped mean
     "stein": [

@@ -1,0 +1,113 @@
+"""Limits that are checked: lim_n X_n = L almost surely, by the law of large numbers, whose
+conditions (i.i.d. summands, finite means, continuity at the limit point) each check
+establishes its own way; a condition that cannot be established leaves a step undecided, and
+one that fails under the model fails it."""
+
+from pathlib import Path
+
+import pytest
+import sympy as sp
+from sympy import Eq, Sum, exp
+
+from sdpa_proofs import (
+    NORMAL,
+    Derivation,
+    E,
+    Latent,
+    LatentLinearModel,
+    Lim,
+    Step,
+    get_model,
+    i,
+    n,
+    s,
+    verify_derivation,
+    z,
+)
+from sdpa_proofs.distributions import LAPLACE
+from sdpa_proofs.isolation import load_file
+from sdpa_proofs.montecarlo import check_claim
+from sdpa_proofs.runner import VerifySettings
+
+FAST = VerifySettings(monte_carlo=False)
+SOFTMAX = Path(__file__).resolve().parent.parent / "derivations" / "softmax"
+COLLISION = n * Sum(exp(2 * z[i]), (i, 1, n)) / Sum(exp(z[i]), (i, 1, n)) ** 2
+LOGITS = get_model("gaussian-logits")
+
+
+def step_verdicts(derivation, number: int) -> dict:
+    report = verify_derivation(derivation, FAST)
+    step = report.models[0].steps[number - 1]
+    return {"rule": step.rule_check, "exact": step.exact_check, "numeric": step.numeric_check}
+
+
+@pytest.mark.parametrize("name", ["collision_limit", "entropy_limit"])
+def test_the_limit_derivations_verify(name):
+    (derivation,) = load_file(SOFTMAX / f"{name}.py")
+    report = verify_derivation(derivation, FAST)
+    assert report.status == "verified", [(s_.index, s_.rule_check.reason, s_.exact_check.reason)
+                                         for s_ in report.models[0].steps]
+
+
+def test_a_wrong_limit_is_refuted_where_it_goes_wrong():
+    """e^{s^2/2} for e^{s^2} (the mean of e^z where the ratio of means belongs)."""
+    wrong = Derivation(claim=Eq(Lim(COLLISION, n), exp(s**2 / 2)),
+                       steps=[Step(exp(s**2 / 2), "law_of_large_numbers")],
+                       models=["gaussian-logits"], name="wrong_limit")
+    verdicts = step_verdicts(wrong, 1)
+    assert {v.status for v in verdicts.values()} == {"fail"}
+    sampled = check_claim(Eq(Lim(COLLISION, n), exp(s**2 / 2)), LOGITS, dims=(64, 4096))
+    assert {r.status for r in sampled} == {"fail"} and "does not shrink" in sampled[0].reason
+
+
+def shared_logits() -> LatentLinearModel:
+    """Logits z_i = s e_i + a u that share one factor u: not i.i.d. across i."""
+    a = sp.Symbol("a", positive=True)
+    return LatentLinearModel(
+        name="shared-logits", title="logits sharing a factor", dimension=n,
+        parameter_points=[{s: sp.Rational(3, 5), a: sp.Rational(1, 2)},
+                          {s: sp.Rational(7, 4), a: sp.Rational(1, 3)}],
+        latents=(Latent("e", NORMAL), Latent("u", NORMAL, shared=True)),
+        loadings={z: {"e": s, "u": a}}, description=("z_i = s e_i + a u",))
+
+
+def test_the_law_of_large_numbers_refuses_logits_that_share_a_factor():
+    """Then the sample mean of e^{z} tends to a random limit, not to E[e^{z_1}]: the rule's
+    precondition fails and names the factor; the other checks cannot evaluate the limit."""
+    step = Step(E(exp(2 * z[1])) / E(exp(z[1])) ** 2, "law_of_large_numbers")
+    derivation = Derivation(claim=Eq(Lim(COLLISION, n), E(exp(2 * z[1])) / E(exp(z[1])) ** 2),
+                            steps=[step], models=[shared_logits()], name="shared")
+    verdicts = step_verdicts(derivation, 1)
+    assert verdicts["rule"].status == "fail" and "share the factor u" in verdicts["rule"].reason
+    assert verdicts["exact"].status == "undecided" and verdicts["numeric"].status == "undecided"
+
+
+@pytest.mark.parametrize("body, why", [
+    (Sum(exp(z[i]), (i, 1, n)), "not a function of sample means"),  # grows without bound
+    (n / Sum(z[i], (i, 1, n)), "nonzero"),  # 1 / (mean of z) at a mean of 0
+])
+def test_limits_whose_conditions_are_not_established_stay_undecided(body, why):
+    derivation = Derivation(claim=Eq(Lim(body, n), 1), steps=[Step(1, "law_of_large_numbers")],
+                            models=["gaussian-logits"], name="undecided")
+    verdicts = step_verdicts(derivation, 1)
+    assert verdicts["rule"].status == "undecided" and why in verdicts["rule"].reason
+    assert verdicts["exact"].status != "pass" and verdicts["numeric"].status != "pass"
+
+
+def test_exponential_moments_of_a_laplace_law_are_not_taken_for_granted():
+    laplace = LatentLinearModel(
+        name="laplace-logits", title="Laplace logits", dimension=n,
+        parameter_points=[{s: sp.Rational(3, 5)}, {s: sp.Rational(7, 4)}],
+        latents=(Latent("e", LAPLACE),), loadings={z: {"e": s}},
+        description=("z_i Laplace",))
+    derivation = Derivation(claim=Eq(Lim(Sum(exp(z[i]), (i, 1, n)) / n, n), E(exp(z[1]))),
+                            steps=[Step(E(exp(z[1])), "law_of_large_numbers")],
+                            models=[laplace], name="laplace")
+    verdicts = step_verdicts(derivation, 1)
+    assert verdicts["rule"].status == "undecided" and "not established" in \
+        verdicts["rule"].reason
+
+
+def test_monte_carlo_of_a_true_limit_shrinks_towards_it():
+    results = check_claim(Eq(Lim(COLLISION, n), exp(s**2)), LOGITS, dims=(64, 4096))
+    assert {r.status for r in results} == {"pass"} and results[0].dimension == "n"
