@@ -14,7 +14,8 @@ which this derivation evaluates, written with the sums over the n logits: -s^2/2
 1/sqrt(d_k) the logit scale s stays fixed as d_k grows, so the entropy deficit does too; with
 scale 1 (no division), s grows like sqrt(d_k) and the deficit like d_k / 2, until the softmax is
 one-hot.  The 1/n correction, and Monte Carlo of the entropy itself, are in
-sdpa_proofs.softmax.large_n_limit and tests/test_softmax.py.
+sdpa_proofs.softmax.large_n_limit and tests/test_softmax.py; the almost-sure limit itself, with
+the law of large numbers' conditions checked, is entropy_limit.
 """
 
 from sympy import Eq, Sum, exp, log
