@@ -71,6 +71,13 @@ class SampleMeans:
         return found
 
 
+# What a map of the sample means may be built from: functions continuous wherever they are
+# defined (a denominator or a logarithm's argument, checked by ``conditions``, aside).  sign,
+# floor, ceiling and the like jump, and a limit point on a jump has no limit.
+CONTINUOUS = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log, sp.sin, sp.cos, sp.tanh, sp.Abs, sp.Max,
+              sp.Min, sp.Tuple)
+
+
 def sample_means(limit: Lim) -> SampleMeans:
     """The body of ``limit`` as a function of sample means, or UnsupportedExpression saying why
     it is not one (the law of large numbers then says nothing)."""
@@ -91,6 +98,11 @@ def sample_means(limit: Lim) -> SampleMeans:
         summands.append(summand.xreplace({index: sp.Integer(1)}))
         vectors |= {c.base for c in random_coordinates(summand)}
     function = sp.simplify(body.xreplace(replacements))
+    jumps = [node for node in sp.preorder_traversal(function)
+             if isinstance(node, sp.Basic) and node.args and not isinstance(node, CONTINUOUS)]
+    if jumps:
+        raise UnsupportedExpression(f"lim: {jumps[0]} of the sample means is not known to be "
+                                    "continuous, and the limit needs continuity at its point")
     if function.has(n):
         raise UnsupportedExpression(f"lim: {body} is not a function of sample means alone "
                                     f"({n} is left over: {function})")

@@ -340,16 +340,25 @@ def _moments_finite(summand: Expr, model: Model) -> None:
     """E|f| < oo for f a polynomial in the coordinates (every family here has all moments) or
     a polynomial times an exponential of coordinates when the model is Gaussian (its moment
     generating function is finite everywhere); otherwise it is not established here."""
-    coordinates = random_coordinates(summand)
+    coordinates = sorted(random_coordinates(summand), key=str)
     polynomial = all(_degree_known(summand, c) for c in coordinates)
     exponential = summand.replace(lambda e: isinstance(e, sp.exp), lambda e: sp.S.One)
     if polynomial or (model.is_gaussian and all(_degree_known(exponential, c)
                                                 for c in coordinates)
-                      and all(_degree_known(e.args[0], c) and sp.degree(e.args[0], c) <= 1
-                              for e in summand.atoms(sp.exp) for c in coordinates)):
+                      and all(_jointly_linear(e.args[0], coordinates)
+                              for e in summand.atoms(sp.exp))):
         return
     raise UnsupportedExpression(f"law_of_large_numbers: E|{show(summand)}| < oo is not "
                                 f"established under model {model.name}")
+
+
+def _jointly_linear(exponent: Expr, coordinates: list) -> bool:
+    """Whether the exponent is affine in the coordinates taken together (e^{q k} is not: its
+    mean is infinite for large enough variances)."""
+    expanded = sp.expand(exponent)
+    if not all(expanded.is_polynomial(c) for c in coordinates):
+        return False
+    return not coordinates or sp.Poly(expanded, *coordinates).total_degree() <= 1
 
 
 def _degree_known(expr: Expr, coordinate: Expr) -> bool:

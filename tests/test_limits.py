@@ -57,7 +57,7 @@ def test_a_wrong_limit_is_refuted_where_it_goes_wrong():
     verdicts = step_verdicts(wrong, 1)
     assert {v.status for v in verdicts.values()} == {"fail"}
     sampled = check_claim(Eq(Lim(COLLISION, n), exp(s**2 / 2)), LOGITS, dims=(64, 4096))
-    assert {r.status for r in sampled} == {"fail"} and "does not shrink" in sampled[0].reason
+    assert {r.status for r in sampled} == {"fail"} and "does not converge" in sampled[0].reason
 
 
 def shared_logits() -> LatentLinearModel:
@@ -111,3 +111,48 @@ def test_exponential_moments_of_a_laplace_law_are_not_taken_for_granted():
 def test_monte_carlo_of_a_true_limit_shrinks_towards_it():
     results = check_claim(Eq(Lim(COLLISION, n), exp(s**2)), LOGITS, dims=(64, 4096))
     assert {r.status for r in results} == {"pass"} and results[0].dimension == "n"
+
+
+# ---- round 15: hostile review of the limit rule ---------------------------------------------
+
+@pytest.mark.parametrize("body", [
+    sp.sign(Sum(z[i], (i, 1, n))**2),   # is 1 for every n, and would pass as 0 at the jump
+    sp.sign(Sum(z[i], (i, 1, n))),      # flips forever: no limit
+    sp.floor(Sum(z[i], (i, 1, n)) / n),  # the mean tends to 0 from both sides: -1 and 0
+])
+def test_a_map_that_jumps_at_the_limit_point_is_not_taken_through_the_limit(body):
+    """sign(E[z]^2) = sign(0) = 0, yet the limit of sign((sum z)^2) is 1: continuity at the
+    limit point is a condition, and maps that jump are not known to meet it."""
+    claim = Eq(Lim(body, n), 0)
+    derivation = Derivation(claim=claim, steps=[Step(0, "law_of_large_numbers")],
+                            models=["gaussian-logits"], name="jump")
+    report = verify_derivation(derivation, VerifySettings(monte_carlo_dimensions=(64,)))
+    assert report.status != "verified"
+    verdicts = step_verdicts(derivation, 1)
+    assert {v.status for v in verdicts.values()} == {"undecided"}
+    assert "not known to be continuous" in verdicts["rule"].reason
+
+
+def test_an_exponential_of_a_product_of_coordinates_has_no_mean_taken_for_granted():
+    """E[e^{q k}] is infinite once sigma_q sigma_k >= 1: e^{q_1 k_1} is linear in each
+    coordinate but not jointly, and the rule must not call its mean finite."""
+    from sdpa_proofs import d, k, q
+
+    summand = q[1] * exp(q[1] * k[1])
+    claim = Eq(Lim(Sum(q[i] * exp(q[i] * k[i]), (i, 1, d)) / d, d), E(summand))
+    derivation = Derivation(claim=claim, steps=[Step(E(summand), "law_of_large_numbers")],
+                            models=["independent-normal"], name="heavy")
+    verdicts = step_verdicts(derivation, 1)
+    assert verdicts["rule"].status == "undecided" and "not established" in \
+        verdicts["rule"].reason
+
+
+@pytest.mark.parametrize("offset", [sp.Rational(1, 100), s**2 / 20])
+def test_monte_carlo_rejects_a_limit_that_is_close_but_wrong(offset):
+    """lim (1/n) sum z_i^2 = s^2; s^2 + offset must fail even though |X_n - L| still shrinks
+    from n = 64 (where the noise is larger than the offset)."""
+    claim = Eq(Lim(Sum(z[i]**2, (i, 1, n)) / n, n), s**2 + offset)
+    results = check_claim(claim, LOGITS)
+    assert {r.status for r in results} == {"fail"} and "does not converge" in results[0].reason
+    right = check_claim(Eq(Lim(Sum(z[i]**2, (i, 1, n)) / n, n), s**2), LOGITS)
+    assert {r.status for r in right} == {"pass"}
