@@ -220,3 +220,18 @@ def test_a_derivation_imported_to_be_cited_is_checked_once(tmp_path, capsys):
                  str(tmp_path / "r.json")]) == 0
     names = [d["name"] for d in json.loads((tmp_path / "r.json").read_text())["derivations"]]
     assert sorted(names) == ["citing", "good"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [["list"], ["list", "--models"], ["scaling"], ["growth"],
+                                  ["moment", "Var(S)"], ["verify", "--no-monte-carlo"],
+                                  ["latex", "-o", "{tmp}"]],
+                         ids=lambda a: " ".join(a))
+def test_every_subcommand_runs_with_its_defaults(args, tmp_path):
+    """As a new user types them, from the project's folder: exit 0 and no traceback (growth
+    with no arguments once crashed after minutes on a model without q and k)."""
+    command = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    completed = subprocess.run([sys.executable, "-m", "sdpa_proofs", *command], cwd=ROOT,
+                               capture_output=True, text=True)
+    assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
+    assert "Traceback" not in completed.stderr

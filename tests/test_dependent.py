@@ -237,3 +237,13 @@ def test_general_gaussian_variance_with_a_transposed_cross_term_is_rejected():
     assert [s.index for s in report.models[0].steps if not s.passed] == [5]
     assert last.exact_check.status == "fail" and last.numeric_check.status == "fail"
     assert "covariance_pattern" in last.numeric_check.counterexample
+
+
+def test_growth_of_a_statistic_without_randomness_agrees_with_its_closed_form():
+    """k = (sigma_k/sigma_q) q with Rademacher q: S = d sigma_q sigma_k exactly, so every
+    batch gives the same slope (2 for E[S^2]) and zero spread; that is agreement, not a
+    failure of rounding size."""
+    rows = {r.statistic: r for r in growth(get_model("aligned-rademacher"), dims=(16, 64, 256),
+                                           budget=2e5)}
+    assert rows["E[S²]"].exact_slope == pytest.approx(2.0)
+    assert rows["E[S²]"].status == "pass"
