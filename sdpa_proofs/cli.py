@@ -82,9 +82,11 @@ def parser() -> argparse.ArgumentParser:
     top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = top.add_subparsers(dest="command", required=True)
 
-    listing = commands.add_parser("list", help="list derivations (or models)")
+    listing = commands.add_parser("list", help="list derivations (or models, or rules)")
     listing.add_argument("paths", nargs="*", metavar="PATH")
     listing.add_argument("--models", action="store_true", help="list the available models")
+    listing.add_argument("--rules", action="store_true",
+                         help="list the rules a step may name, with the fact each one uses")
 
     verify = commands.add_parser("verify", help="check every step of every derivation")
     verify.add_argument("paths", nargs="*", metavar="PATH",
@@ -164,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     errors = Console(stderr=True, soft_wrap=True)
     paths = args.paths or [DEFAULT_PATH] if hasattr(args, "paths") else []
     if args.command == "list":
+        if args.rules:
+            return _list_rules(console)
         return _list(paths, args.models, console, errors)
     if args.command == "verify":
         return _verify(args, paths, console, errors)
@@ -192,6 +196,16 @@ def _list(paths: list[str], models: bool, console: Console, errors: Console) -> 
         console.print(Text(item.name, style="bold") +
                       Text(f"  {item.title}  ({len(item.steps)} steps, {item.file})"))
     return status
+
+
+def _list_rules(console: Console) -> int:
+    """Every built-in rule by name, with the fact it applies, taken from the rule itself."""
+    from .registry import RULES
+
+    for name, rule in RULES.items():
+        fact = getattr(rule, "fact", "") or (type(rule).__doc__ or "").strip().split("\n")[0]
+        console.print(Text(name, style="bold") + Text(f"  {fact}"), soft_wrap=True)
+    return 0
 
 
 def _load(paths: list[str], errors: Console) -> tuple[list, int]:

@@ -164,6 +164,15 @@ def test_list(capsys):
     assert code == 0 and "independent-laplace" in output and "aligned-uniform" in output
 
 
+def test_list_rules_is_generated_from_the_rules_themselves(capsys):
+    from sdpa_proofs.registry import RULES
+
+    code, output = run("list", "--rules", capsys=capsys)
+    assert code == 0
+    for name, rule in RULES.items():
+        assert f"{name}  {rule.fact}" in output, name
+
+
 def test_what_if_under_another_model_names_the_breaking_step(capsys):
     code, output = run("verify", str(Path(BUNDLED) / "variance.py"), "--model",
                        "aligned-uniform", "--no-monte-carlo", capsys=capsys)
