@@ -8,6 +8,7 @@ the model is not made, and the failure names the precondition.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field, replace
 
 import sympy as sp
@@ -651,14 +652,37 @@ class Lemma(Rule):
                "(established by the exact engine under each model)"
 
     def rewrite(self, node, ctx):
-        if type(node) is not type(self.equation.lhs) or canonical(node) != self._pattern:
+        if type(node) is not type(self.equation.lhs):
             return None
+        renaming = self._renaming(node)
+        if renaming is None:
+            return None
+        equation = self.equation.xreplace(renaming)
         problem = self.holds.get(ctx.model.name, f"lemma {self.label} was not established "
                                                  f"under {ctx.model.name}") \
-            or ctx.generic_indices_apply(sp.Tuple(*self.equation.args))
+            or ctx.generic_indices_apply(sp.Tuple(*equation.args))
         if ctx.precondition(problem is None, problem or ""):
             ctx.assumed.append(self.assumption)
-            return self.equation.rhs
+            return equation.rhs
+        return None
+
+    def _renaming(self, node: Expr) -> dict | None:
+        """The values of the lemma's free indices that make its left side ``node`` ({} when it
+        is ``node`` as stated), or None.  The lemma was established in every case of its free
+        indices coinciding or not, so it holds for every value of them: stated with i, it
+        rewrites E[q_j k_j] and E[q_2 k_2] as well."""
+        if canonical(node) == self._pattern:
+            return {}
+        free = sorted((x for x in index_symbols(self.equation.lhs) if not x.is_Integer),
+                      key=sp.default_sort_key)
+        bound = {b for x in sp.preorder_traversal(self.equation) for b in bound_indices(x)}
+        candidates = sorted(index_symbols(node) - bound, key=sp.default_sort_key)
+        if not free or len(candidates) ** len(free) > MAX_RENAMINGS:
+            return None
+        for values in itertools.product(candidates, repeat=len(free)):
+            renaming = dict(zip(free, values))
+            if canonical(self.equation.lhs.xreplace(renaming)) == canonical(node):
+                return renaming
         return None
 
     def unfolded(self, definitions):
@@ -669,6 +693,9 @@ class Lemma(Rule):
 
     def __repr__(self) -> str:
         return f"lemma({self.label})"
+
+
+MAX_RENAMINGS = 4096  # index assignments a lemma tries before it gives up matching a node
 
 
 def lemma(equation: Eq, label: str = "") -> Lemma:

@@ -297,3 +297,26 @@ def test_stein_needs_x_as_a_factor_with_a_positive_power():
     model = get_model("gaussian-logits")
     assert Stein().rewrite(E(exp(z[1]) / z[1]), Context(model)) is None
     assert Stein().rewrite(E(z[1] ** 2 * exp(z[1])), Context(model)) is not None
+
+
+def test_a_lemma_applies_whatever_the_index_letter():
+    """Established for every i (the exact check covers every case of its free indices), a
+    lemma stated with i rewrites E[q_j k_j] and E[q_2 k_2]; E[q_j k_i] is another quantity."""
+    model = get_model("correlated-normal")
+    cross = lemma(Eq(E(q[i] * k[i]), rho * sigma_q * sigma_k), "cross")
+    establish_lemmas([cross], model, VerifySettings())
+    for node in (E(q[j] * k[j]), E(q[2] * k[2])):
+        assert rule_check(node, rho * sigma_q * sigma_k, [cross], model).passed
+    assert rule_check(s(E(q[j] * k[j]), j), s(rho * sigma_q * sigma_k, j), [cross],
+                      model).passed
+    assert rule_check(E(q[j] * k[i]), rho * sigma_q * sigma_k, [cross], model).status == "fail"
+
+
+def test_renaming_cannot_turn_a_lemma_true_only_for_distinct_indices_into_a_rule():
+    """E[q_i q_j] = 0 holds for i != j only, so it is not established (the case i = j fails)
+    and no renaming applies it, not even to E[q_1 q_2] where it would be right."""
+    model = get_model("independent-normal")
+    orthogonal = lemma(Eq(E(q[i] * q[j]), 0), "orthogonal")
+    establish_lemmas([orthogonal], model, VerifySettings())
+    verdict = rule_check(E(q[1] * q[2]), 0, [orthogonal], model)
+    assert verdict.status == "fail" and "does not hold" in verdict.reason
