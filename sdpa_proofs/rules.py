@@ -211,6 +211,47 @@ class Independence(Rule):
         return list(classes.values())
 
 
+class VarianceOfSum(Rule):
+    name = "variance_of_sum"
+    fact = ("Var(X_1 + ... + X_m) = Var(X_1) + ... + Var(X_m) and Var(sum_i X_i) = "
+            "sum_i Var(X_i) for independent terms (constant terms add nothing)")
+    latex = "the variance of a sum of independent terms"
+
+    def rewrite(self, node, ctx):
+        if not isinstance(node, Var):
+            return None
+        total = node.args[0]
+        if isinstance(total, Sum) and len(total.limits) == 1:
+            (index, _, _), = total.limits
+            other = Dummy(f"{index.name}_", integer=True, positive=True)
+            why = _dependence(total.function, total.function.xreplace({index: other}), ctx,
+                              ctx.distinct | {frozenset({index, other})})
+            if not ctx.precondition(why is None, f"variance_of_sum: {why}"):
+                return None
+            return Sum(Var(total.function), *total.limits)
+        terms = [t for t in Add.make_args(total) if not is_deterministic(t)]
+        if not isinstance(total, Add) or len(terms) < 2:
+            return None
+        for n, a in enumerate(terms):
+            for b in terms[n + 1:]:
+                why = _dependence(a, b, ctx, ctx.distinct)
+                if not ctx.precondition(why is None, f"variance_of_sum: {why}"):
+                    return None
+        return Add(*(Var(t) for t in terms))
+
+
+def _dependence(a: Expr, b: Expr, ctx: Context, distinct: frozenset) -> str | None:
+    """Why the random expressions a and b may be dependent (a coordinate of one may depend on
+    a coordinate of the other under the model), or None when they are independent; the models
+    here make sets of coordinates independent when their members are pairwise."""
+    for x in sorted(random_coordinates(a), key=str):
+        for y in sorted(random_coordinates(b), key=str):
+            why = ctx.model.dependence(x, y, distinct)
+            if why is not None:
+                return why
+    return None
+
+
 class ZeroMean(Rule):
     name = "zero_mean"
     fact = "E[v_i] = 0 for a coordinate of a zero-mean vector"
@@ -707,4 +748,5 @@ EQUALITY_RULES = (
     Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
     VarianceDefinition(), SDDefinition(), CovarianceDefinition(), VarianceScaling(),
     ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Differentiate(), Sift(),
+    VarianceOfSum(),
     MaxMonotone(), GaussianMGF(), Stein(), LawOfLargeNumbers(), Algebra())

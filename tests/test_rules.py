@@ -60,6 +60,9 @@ CASES = {
         (E(q[i]**2 * k[i]**2), E(q[i]**2) * E(k[i]**2), E(q[i])**2 * E(k[i])**2),
     ],
     "zero_mean": [(s(E(q[i]) * E(k[i]), i), s(0, i), s(E(q[i]**2), i))],
+    # a dropped term, and the variance of a sum taken as the sum's variance squared
+    "variance_of_sum": [(Var(S), s(Var(q[i] * k[i]), i), s(Var(q[i] * k[i]), i) ** 2),
+                        (Var(q[1] + k[2] + 3), Var(q[1]) + Var(k[2]), Var(q[1]))],
     "model_variance": [(Var(q[1]) * Var(k[1]), sigma_q**2 * sigma_k**2,
                         sigma_q**4)],
     "second_moment": [(E(q[1]**2), Var(q[1]) + E(q[1])**2, Var(q[1]))],
@@ -320,3 +323,16 @@ def test_renaming_cannot_turn_a_lemma_true_only_for_distinct_indices_into_a_rule
     establish_lemmas([orthogonal], model, VerifySettings())
     verdict = rule_check(E(q[1] * q[2]), 0, [orthogonal], model)
     assert verdict.status == "fail" and "does not hold" in verdict.reason
+
+
+
+@pytest.mark.parametrize("name, before, after", [
+    ("shared-factor", Var(S), s(Var(q[i] * k[i]), i)),      # the terms share z
+    ("correlated-normal", Var(q[1] + k[1]), Var(q[1]) + Var(k[1])),  # q_1, k_1 correlated
+    ("independent-normal", Var(s(q[i] * q[1], i)), s(Var(q[i] * q[1]), i)),  # all hold q_1
+])
+def test_the_variance_of_a_sum_needs_independent_terms(name, before, after):
+    """Misapplied independence: the rule refuses and names the dependence."""
+    verdict = check(before, after, "variance_of_sum", get_model(name))
+    assert verdict.status == "fail" and "variance_of_sum" in verdict.reason
+    assert "dependent" in verdict.reason or "same coordinate" in verdict.reason
