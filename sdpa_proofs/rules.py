@@ -252,6 +252,26 @@ def _dependence(a: Expr, b: Expr, ctx: Context, distinct: frozenset) -> str | No
     return None
 
 
+class ModelMoment(Rule):
+    name = "model_moment"
+    fact = ("E[prod_v v_i^(p_v)] for the coordinates of one index i is the moment the model "
+            "gives (E[q_i k_i], E[q_i^4], E[q_i^2 k_i^2], ...)")
+    latex = "the model's moments"
+
+    def rewrite(self, node, ctx):
+        monomial = _expected_monomial(node)
+        if monomial is None or ctx.model.index_generic:
+            return None
+        constant, powers = monomial
+        indices = {c.indices for c in powers}
+        if len(indices) != 1:  # coordinates of several indices: independence or Isserlis
+            return None
+        ((index,),) = indices
+        if not index.is_Integer and not ctx.names_a_coordinate(index):
+            return None
+        return constant * ctx.model.joint_moment([{c.base: int(p) for c, p in powers.items()}])
+
+
 class ZeroMean(Rule):
     name = "zero_mean"
     fact = "E[v_i] = 0 for a coordinate of a zero-mean vector"
@@ -748,5 +768,5 @@ EQUALITY_RULES = (
     Linearity(), Independence(), ZeroMean(), ModelVariance(), SecondMoment(),
     VarianceDefinition(), SDDefinition(), CovarianceDefinition(), VarianceScaling(),
     ExpandSquare(), SplitDiagonal(), CountTerms(), Isserlis(), Differentiate(), Sift(),
-    VarianceOfSum(),
+    VarianceOfSum(), ModelMoment(),
     MaxMonotone(), GaussianMGF(), Stein(), LawOfLargeNumbers(), Algebra())

@@ -112,6 +112,11 @@ GAUSSIAN_CASES = {
         ("correlated-normal-means", E(exp(q[1] + 1)), exp(1 + mu_q + sigma_q**2 / 2),
          exp(1 + sigma_q**2 / 2)),
     ],
+    # the Gaussian fourth moment 3 sigma^4 where the law is uniform (9/5) or Laplace (4! b^4)
+    "model_moment": [
+        ("independent-uniform", E(q[1]**4), Rational(9, 5) * sigma_q**4, 3 * sigma_q**4),
+        ("independent-laplace", E(q[1]**4), 6 * sigma_q**4, 3 * sigma_q**4),
+    ],
     # lim_n h(sample means) = h(means): a wrong power of a mean, independence slipped in
     "law_of_large_numbers": [
         ("gaussian-logits",
@@ -336,3 +341,17 @@ def test_the_variance_of_a_sum_needs_independent_terms(name, before, after):
     verdict = check(before, after, "variance_of_sum", get_model(name))
     assert verdict.status == "fail" and "variance_of_sum" in verdict.reason
     assert "dependent" in verdict.reason or "same coordinate" in verdict.reason
+
+
+
+def test_model_moments_of_correlated_pairs():
+    """E[q_i k_i] = rho sigma_q sigma_k and E[q_i^2 k_i^2] = sigma_q^2 sigma_k^2 (1 + 2 rho^2)
+    (Isserlis by hand); 1 + rho^2 is rejected; a product over two indices is not one moment."""
+    model = get_model("correlated-normal")
+    assert check(E(q[i] * k[i]), rho * sigma_q * sigma_k, "model_moment", model).passed
+    good = sigma_q**2 * sigma_k**2 * (1 + 2 * rho**2)
+    assert check(E(q[i]**2 * k[i]**2), good, "model_moment", model).passed
+    wrong = check(E(q[i]**2 * k[i]**2), sigma_q**2 * sigma_k**2 * (1 + rho**2), "model_moment",
+                  model)
+    assert wrong.status == "fail"
+    assert check(E(q[i] * k[j]), 0, "model_moment", model).status == "fail"
