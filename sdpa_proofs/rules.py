@@ -15,6 +15,7 @@ import sympy as sp
 from sympy import Add, Derivative, Dummy, Eq, Expr, KroneckerDelta, Mul, Pow, Sum
 
 from .algebra import canonical, distribute_sums
+from .concrete import substitute_free
 from .errors import UnsupportedExpression
 from .expressions import (
     SD,
@@ -223,9 +224,9 @@ class VarianceOfSum(Rule):
         total = node.args[0]
         if isinstance(total, Sum) and len(total.limits) == 1:
             (index, _, _), = total.limits
-            other = Dummy(f"{index.name}_", integer=True, positive=True)
-            why = _dependence(total.function, total.function.xreplace({index: other}), ctx,
-                              ctx.distinct | {frozenset({index, other})})
+            other = Dummy(f"{index.name}'", integer=True, positive=True)
+            why = _dependence(total.function, substitute_free(total.function, {index: other}),
+                              ctx, ctx.distinct | {frozenset({index, other})})
             if not ctx.precondition(why is None, f"variance_of_sum: {why}"):
                 return None
             return Sum(Var(total.function), *total.limits)
@@ -244,9 +245,13 @@ def _dependence(a: Expr, b: Expr, ctx: Context, distinct: frozenset) -> str | No
     """Why the random expressions a and b may be dependent (a coordinate of one may depend on
     a coordinate of the other under the model), or None when they are independent; the models
     here make sets of coordinates independent when their members are pairwise."""
+    # an index that a sum inside a or b binds runs over every value: no hypothesis about the
+    # name holds of it, so it may meet any coordinate of the other term
+    bound = {x for e in (a, b) for node in sp.preorder_traversal(e) for x in bound_indices(node)}
+    free = frozenset(pair for pair in distinct if not pair & bound)
     for x in sorted(random_coordinates(a), key=str):
         for y in sorted(random_coordinates(b), key=str):
-            why = ctx.model.dependence(x, y, distinct)
+            why = ctx.model.dependence(x, y, free)
             if why is not None:
                 return why
     return None
@@ -267,7 +272,8 @@ class ModelMoment(Rule):
         if len(indices) != 1:  # coordinates of several indices: independence or Isserlis
             return None
         ((index,),) = indices
-        if not index.is_Integer and not ctx.names_a_coordinate(index):
+        if not (index >= 1 if index.is_Integer else ctx.names_a_coordinate(index)) or \
+                any(c.base not in ctx.model.vectors for c in powers):
             return None
         return constant * ctx.model.joint_moment([{c.base: int(p) for c, p in powers.items()}])
 
@@ -737,7 +743,8 @@ class Lemma(Rule):
         free = sorted((x for x in index_symbols(self.equation.lhs) if not x.is_Integer),
                       key=sp.default_sort_key)
         bound = {b for x in sp.preorder_traversal(self.equation) for b in bound_indices(x)}
-        candidates = sorted(index_symbols(node) - bound, key=sp.default_sort_key)
+        candidates = sorted((x for x in index_symbols(node) - bound
+                             if not x.is_Integer or x >= 1), key=sp.default_sort_key)
         if not free or len(candidates) ** len(free) > MAX_RENAMINGS:
             return None
         for values in itertools.product(candidates, repeat=len(free)):

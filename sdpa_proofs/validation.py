@@ -58,6 +58,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
         expr = unfold(expr, derivation.where)
+        _no_shadowing(place, expr, ())  # an abbreviation may bring a sum inside another
         _no_capture(place, expr)
         _ranges_make_sense(place, expr)
         _vectors_are_only_real(place, expr)

@@ -1029,3 +1029,60 @@ def test_an_indicator_of_a_thin_interval_is_not_integrated_to_zero():
     tail = sp.Max(0, sp.Abs(q1) - 11 * sigma_q) * sp.Integer(10) ** 40
     assert numeric_check(E(tail), 0, get_model("independent-normal"),
                          NumericSettings(dimensions=(1,))).status == "undecided"
+
+
+# ---- round 16: variance_of_sum, model_moment and lemma renaming --------------------------------
+
+def _round16():
+    import sympy as sp
+
+    from sdpa_proofs import SumOverDistinct, Var, d, get_model, i, j, k, l, m, q
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    def total(body, index):
+        return sp.Sum(body, (index, 1, d))
+
+    return sp, SumOverDistinct, Var, d, get_model, i, j, k, l, m, q, resolve, rule_check, total
+
+
+def test_variance_of_sum_does_not_take_bound_indices_for_distinct_ones():
+    """Each inner sum runs over every coordinate: no hypothesis about a name, and no renaming
+    of the outer index, may make two of them independent (Var(2K) = 4 d sigma_k^2, not 2)."""
+    (sp, SumOverDistinct, Var, d, get_model, i, j, k, l, m, q, resolve, rule_check,
+     total) = _round16()
+    model, rule = get_model("independent-normal"), resolve("variance_of_sum")
+    outer = Var(total(q[i] + total(k[i], i), i))
+    assert rule_check(outer, total(Var(q[i] + total(k[i], i)), i), rule,
+                      model).status == "fail"
+    pair = Var(total(k[i], i) + total(k[j], j))
+    assert rule_check(pair, Var(total(k[i], i)) + Var(total(k[j], j)), rule, model,
+                      frozenset({frozenset({i, j})})).status == "fail"
+    inside = SumOverDistinct(Var(total(k[l], l) + total(k[m], m)), l, m, d)
+    assert rule_check(inside, SumOverDistinct(Var(total(k[l], l)) + Var(total(k[m], m)), l, m,
+                                              d), rule, model).status == "fail"
+
+
+def test_an_abbreviation_that_brings_a_sum_inside_one_of_the_same_index_is_bad_input():
+    from sdpa_proofs import Derivation, Step, VerifySettings, verify_derivation
+
+    (sp, _, Var, d, _, i, _, k, _, _, q, _, _, total) = _round16()
+    inner = sp.Symbol("K")
+    derivation = Derivation(claim=sp.Eq(Var(total(q[i] + inner, i)),
+                                        total(Var(q[i] + inner), i)),
+                            steps=[Step(total(Var(q[i] + inner), i), "variance_of_sum")],
+                            where={inner: total(k[i], i)}, models=["independent-normal"],
+                            name="shadow")
+    report = verify_derivation(derivation, VerifySettings(monte_carlo=False))
+    assert report.status == "error" and "bound twice" in report.error
+
+
+def test_model_moment_names_only_coordinates_the_model_has():
+    (sp, _, _, _, get_model, _, _, _, _, _, q, resolve, rule_check, _) = _round16()
+    from sdpa_proofs import E, sigma_q
+
+    rule = resolve("model_moment")
+    assert rule_check(E(q[0]**2), sigma_q**2, rule, get_model("independent-normal")).status \
+        == "fail"  # there is no q_0
+    assert rule_check(E(q[1]**2), sigma_q**2, rule, get_model("gaussian-logits")).status \
+        == "fail"  # no q at all under this model: a verdict, not a crash
