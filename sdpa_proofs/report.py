@@ -76,6 +76,11 @@ class ModelReport:
         return UNDECIDED if UNDECIDED in statuses else VERIFIED
 
 
+def _cell(text: str) -> str:
+    """Text inside a Markdown table cell: a bar would end the cell, a backtick the code."""
+    return str(text).replace("|", "\\|").replace("`", "'")
+
+
 @dataclass
 class DerivationReport:
     name: str
@@ -91,7 +96,6 @@ class DerivationReport:
     assumptions: list[str] = field(default_factory=list)  # beyond the trusted base
     internal: str = ""  # the traceback of an internal error
     timed_out: str = ""  # the checking worker was stopped at its deadline
-    #: (model position, claim, model) still to be sampled by Monte Carlo (see isolation)
 
     @property
     def status(self) -> str:
@@ -110,6 +114,35 @@ class DerivationReport:
         if any(s.rests_on_assumptions for m in self.models for s in m.steps):
             return ASSUMING
         return VERIFIED
+
+    def __repr__(self) -> str:
+        return f"<DerivationReport {self.name}: {self.status}>"
+
+    def _repr_markdown_(self) -> str:
+        """How a report shows itself in Jupyter: title, claim, status, what it rests on, and
+        every step's checks under each model."""
+        lines = [f"**{self.name}**: {self.status.replace('_', ' ')}"
+                 + (f" — {self.title}" if self.title else ""), ""]
+        if self.claim:
+            lines.append(f"Claim: `{self.statement}`")
+        if self.error:
+            lines.append(f"Error: `{self.error}`")
+        for assumption in self.assumptions:
+            lines.append(f"Rests on: {_cell(assumption)}")
+        for model in self.models:
+            lines += ["", f"Under `{model.model}`: {model.status}", "",
+                      "| step | expression | by | rule | exact | numeric |",
+                      "| --- | --- | --- | --- | --- | --- |"]
+            lines += [f"| {s.index} | `{_cell(s.expression)}` | {_cell(s.rule)} | "
+                      f"{s.rule_check.status} | {s.exact_check.status} | "
+                      f"{s.numeric_check.status} |" for s in model.steps]
+            sampled = [r for r in model.monte_carlo if r.status != NOT_APPLICABLE]
+            if sampled:
+                lines.append("")
+                lines.append("Monte Carlo: " + "; ".join(
+                    f"{r.dimension} = {r.d}: {r.estimate:.6g} [{r.ci_low:.6g}, "
+                    f"{r.ci_high:.6g}] {r.status}" for r in sampled))
+        return "\n".join(lines)
 
     @property
     def assumed_steps(self) -> list[int]:

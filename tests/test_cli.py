@@ -244,3 +244,20 @@ def test_every_subcommand_runs_with_its_defaults(args, tmp_path):
                                capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout[-3000:] + completed.stderr[-3000:]
     assert "Traceback" not in completed.stderr
+
+
+def test_a_report_shows_itself_in_a_notebook():
+    """Jupyter's Markdown display: title, claim, status, and each step's three checks, one
+    table row per step."""
+    from sdpa_proofs.isolation import load_file
+    from sdpa_proofs.runner import VerifySettings, verify_derivation
+
+    (derivation,) = load_file(Path(BUNDLED) / "variance.py")
+    report = verify_derivation(derivation, VerifySettings(monte_carlo=False,
+                                                          models=["independent-normal"]))
+    shown = report._repr_markdown_()
+    assert repr(report) == "<DerivationReport variance: verified>"
+    assert "**variance**: verified" in shown and "Var(S) = d·σ_q²·σ_k²" in shown
+    rows = [line for line in shown.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + len(derivation.steps)  # the header and one row per step
+    assert all(line.count("|") == 7 for line in rows)
