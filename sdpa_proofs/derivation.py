@@ -17,6 +17,7 @@ must give the claim's (an ``Le``, ``Ge``, ``Lt`` or ``Gt`` instead of ``Eq``).
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,12 +41,24 @@ def _caller_location() -> tuple[str, int]:
 
     Frames of generated code (a dataclass's __init__ lives in "<string>") are skipped too."""
     frame = sys._getframe(1)
-    while frame is not None and (frame.f_code.co_filename.startswith("<") or
-                                 Path(frame.f_code.co_filename).resolve().parent == _PACKAGE_DIR):
+    while frame is not None and (frame.f_code.co_filename == "<string>" or (
+            not frame.f_code.co_filename.startswith("<")
+            and Path(frame.f_code.co_filename).resolve().parent == _PACKAGE_DIR)):
         frame = frame.f_back
     if frame is None:
         return "<unknown>", 0
     return frame.f_code.co_filename, frame.f_lineno
+
+
+def _default_name(file: str, title: str) -> str:
+    """A derivation's name: its file's stem when it was written in a file of its own; written
+    in a notebook cell or at a prompt, a name made from its title (else "derivation")."""
+    path = Path(file)
+    if not file.startswith("<") and path.suffix == ".py" and "ipykernel" not in file \
+            and path.stem.isidentifier():
+        return path.stem
+    words = re.findall(r"[A-Za-z0-9]+", title.lower())
+    return "_".join(words)[:40].strip("_") or "derivation"
 
 
 @dataclass
@@ -108,7 +121,7 @@ class Derivation:
         if not self.file:
             self.file, self.line = _caller_location()
         if not self.name:
-            self.name = Path(self.file).stem
+            self.name = _default_name(self.file, self.title)
         if self.expect_refuted_at is not None and not 1 <= self.expect_refuted_at <= len(
                 self.steps):
             raise ValueError(f"expect_refuted_at={self.expect_refuted_at}, but the derivation "

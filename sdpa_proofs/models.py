@@ -9,6 +9,7 @@ A model answers three kinds of question, one per checker:
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field, replace
 from itertools import product
 
@@ -17,8 +18,9 @@ import numpy as np
 import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
+from .algebra import random_value
 from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
-from .errors import UnsupportedExpression
+from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
 from .symbols import d, k, ktilde, n, q, s, sigma_k, sigma_q, z
 from .text import show
@@ -34,9 +36,9 @@ def indices_known_distinct(a, b, distinct: frozenset) -> bool:
 class Model:
     """Base class: subclasses fill in the moments, the independence structure and the sampler."""
 
-    name: str
-    title: str
-    dimension: Symbol
+    name: str = ""
+    title: str = ""
+    dimension: Symbol = d
     parameter_points: list[dict] = field(default_factory=list)
 
     @property
@@ -167,6 +169,36 @@ class LatentLinearModel(Model):
     def __post_init__(self):
         self._latent = {latent.name: latent for latent in self.latents}
         self._moments: dict = {}
+        self.name = self.name or "latent-model"
+        self.title = self.title or self.name
+        if not self.parameter_points:
+            self.parameter_points = self._chosen_points()
+
+    def _chosen_points(self) -> list[dict]:
+        """Two parameter points for a model defined without them: seeded values that respect
+        each parameter's assumptions and make every loading and mean a finite real number (so
+        sqrt(1 - rho^2) gets |rho| < 1); the two points differ in every parameter."""
+        parameters = sorted({x for e in [*self.means.values(),
+                                        *(c for loads in self.loadings.values()
+                                          for c in loads.values())]
+                             for x in sp.sympify(e).free_symbols
+                             if x != self.dimension and not x.is_integer}, key=str)
+        rng, points = random.Random(20261130), []
+        for _ in range(200):
+            point = {x: random_value(x, rng) for x in parameters}
+            if point not in points and all(point[x] != p[x] for p in points for x in point) \
+                    and self._real_at(point):
+                points.append(point)
+            if len(points) == 2:
+                return points
+        raise BadInput(f"model {self.name}: no parameter values found that make every loading "
+                       "real and finite; give parameter_points=[...] yourself")
+
+    def _real_at(self, point: dict) -> bool:
+        values = [sp.sympify(e).xreplace(point) for e in self.means.values()] + \
+            [sp.sympify(c).xreplace(point) for loads in self.loadings.values()
+             for c in loads.values()]
+        return all(v.is_real and v.is_finite for v in values)
 
     @property
     def vectors(self):
