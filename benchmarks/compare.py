@@ -12,6 +12,8 @@ prints a table and writes results.md and results.json:
   and 50 digits: time and the digits actually achieved;
 - Monte Carlo: samples of S per second at d = 64, 512, 4096 against the machine's limit (NumPy
   normal generation plus the product), measured in the same run;
+- moment questions (E[S^2] with correlated pairs, Var(S) with a shared factor): the toolkit's
+  closed form for every d against sympy.stats at d = 2 and 4, and whether sympy.stats agrees;
 - the targets of issue 11, each marked met or not.
 
 Times are medians of --runs runs.
@@ -46,6 +48,59 @@ seconds = time.perf_counter() - start
 expected = 0 if which == "E" else d * sq**2 * sk**2
 print(seconds, simplify(value - expected) == 0)
 """
+
+
+# The same moment questions asked of sympy.stats, its coordinates built from independent
+# Normals at the toolkit model's first parameter point (numbers: sympy.stats hangs on a symbolic
+# correlation).  The answer is printed with srepr for the parent to compare exactly.
+SYMPY_QUESTIONS = """
+import sys, time
+from sympy import Rational, sqrt, srepr
+from sympy.stats import E, Normal, variance
+question, d = sys.argv[1], int(sys.argv[2])
+sq, sk, rho, a, b = Rational(3, 7), Rational(5, 4), Rational(2, 5), Rational(2, 3), Rational(5, 7)
+u = [Normal(f"u{n}", 0, 1) for n in range(d)]
+w = [Normal(f"w{n}", 0, 1) for n in range(d)]
+if question == "correlated":  # E[S^2] under correlated-normal
+    qs = [sq * x for x in u]
+    ks = [sk * (rho * x + sqrt(1 - rho**2) * y) for x, y in zip(u, w)]
+else:  # Var(S) under shared-factor: one z shared by every coordinate of q and k
+    z = Normal("z", 0, 1)
+    qs = [a * z + sq * x for x in u]
+    ks = [b * z + sk * y for y in w]
+S = sum(x * y for x, y in zip(qs, ks))
+start = time.perf_counter()
+value = E(S**2) if question == "correlated" else variance(S)
+print(time.perf_counter() - start, srepr(value.simplify()))
+"""
+QUESTIONS = {"correlated": ("E[S**2]", "correlated-normal"), "shared": ("Var(S)", "shared-factor")}
+
+
+def moment_rows(runs: int, limit: float, dims=(2, 4)) -> list[dict]:
+    """The toolkit's moment() (closed form for every d) against sympy.stats at concrete d on
+    the same questions, and whether sympy.stats' answer equals the closed form at that d."""
+    from sympy import sympify
+
+    from sdpa_proofs import moment
+
+    rows = []
+    for key, (question, model) in QUESTIONS.items():
+        ours = median_time(lambda q=question, m=model: moment(q, m), runs)
+        for dim in dims:
+            expected = moment(question, model, d=dim).value
+            row = {"question": f"{question} under {model}", "d": dim, "toolkit seconds": ours}
+            try:
+                done = subprocess.run([sys.executable, "-c", SYMPY_QUESTIONS, key, str(dim)],
+                                      capture_output=True, text=True, timeout=limit)
+                seconds, value = done.stdout.split(maxsplit=1)
+                row.update({"sympy.stats seconds": float(seconds),
+                            "right": bool(sympify(value) == expected)})
+            except subprocess.TimeoutExpired:
+                row.update({"sympy.stats seconds": None, "right": None, "timeout": limit})
+            except ValueError:
+                row.update({"sympy.stats seconds": None, "right": False})
+            rows.append(row)
+    return rows
 
 
 def median_time(f, runs: int) -> float:
@@ -198,6 +253,7 @@ def main() -> None:
              sympy_stats(dim, which, symbolic, args.limit)
              for which in ("E", "Var") for symbolic in (True, False) for dim in DIMENSIONS}
     ours = toolkit_rows(args.runs)
+    questions = moment_rows(args.runs, args.limit)
     quadrature = quadrature_rows(args.runs)
     sampling = monte_carlo_rows(args.runs)
     catalogue = catalogue_seconds()
@@ -211,7 +267,8 @@ def main() -> None:
         "Monte Carlo within 1.5x of the generation-plus-product limit":
             all(r["ratio"] <= 1.5 for r in sampling),
     }
-    results = {"sympy.stats": stats, "toolkit": ours, "quadrature": quadrature,
+    results = {"sympy.stats": stats, "toolkit": ours, "moment questions": questions,
+               "quadrature": quadrature,
                "monte carlo": sampling, "catalogue seconds": catalogue, "targets": targets}
     report = render(results)
     print(report)
@@ -229,6 +286,14 @@ def render(results: dict) -> str:
         lines.append(f"| {name} | {seconds} | {row['right']} |")
     lines += ["", "## this toolkit", "", "| what | seconds |", "| --- | --- |"]
     lines += [f"| {name} | {seconds:.3f} |" for name, seconds in results["toolkit"].items()]
+    lines += ["", "## moment questions: moment() for every d against sympy.stats at d", "",
+              "| question | d | toolkit seconds (every d) | sympy.stats seconds | right |",
+              "| --- | --- | --- | --- | --- |"]
+    for r in results["moment questions"]:
+        theirs = f"{r['sympy.stats seconds']:.2f}" if r["sympy.stats seconds"] is not None \
+            else f"timeout ({r['timeout']} s)" if "timeout" in r else "error"
+        lines.append(f"| {r['question']} | {r['d']} | {r['toolkit seconds']:.3f} | {theirs} | "
+                     f"{r['right']} |")
     lines += ["", "## quadrature", "", "| moment | digits asked | method | seconds | digits "
               "achieved |", "| --- | --- | --- | --- | --- |"]
     lines += [f"| {r['moment']} | {r['digits asked']} | {r['method']} | {r['seconds']:.3f} | "
