@@ -19,7 +19,7 @@ import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
 from .algebra import random_value
-from .distributions import FAMILIES, NORMAL, RADEMACHER, UNIFORM, Family
+from .distributions import FAMILIES, NORMAL, Family
 from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
 from .symbols import d, k, ktilde, n, q, s, sigma_k, sigma_q, z
@@ -756,9 +756,9 @@ def gaussian(with_means: bool = False, independent_keys: bool = False) -> Gaussi
 
 
 INDEPENDENT = tuple(independent(family) for family in FAMILIES)
-DEPENDENT = (aligned(UNIFORM), aligned(RADEMACHER), correlated(), correlated(with_means=True),
-             shared_factor(same_factor=True), shared_factor(same_factor=False), gaussian(),
-             gaussian(with_means=True))
+DEPENDENT = tuple(aligned(family) for family in FAMILIES) + (
+    correlated(), correlated(with_means=True), shared_factor(same_factor=True),
+    shared_factor(same_factor=False), gaussian(), gaussian(with_means=True))
 LOGITS = (gaussian_logits(),)
 ROWS = row_models() + (gaussian(with_means=True, independent_keys=True),)
 INITIALISATION = tuple(initialisation(family, same) for same in (False, True)

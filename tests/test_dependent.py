@@ -247,3 +247,17 @@ def test_growth_of_a_statistic_without_randomness_agrees_with_its_closed_form():
                                            budget=2e5)}
     assert rows["E[S²]"].exact_slope == pytest.approx(2.0)
     assert rows["E[S²]"].status == "pass"
+
+
+@pytest.mark.parametrize("family, kurtosis", [("normal", 3), ("uniform", sp.Rational(9, 5)),
+                                              ("rademacher", 1), ("laplace", 6)])
+def test_k_a_multiple_of_q_for_every_family(family, kurtosis):
+    """k = (sigma_k/sigma_q) q: S = (sigma_k/sigma_q) sum q_i^2, so E[S] = d sigma_q sigma_k and
+    Var(S) = d sigma_q^2 sigma_k^2 (kurtosis - 1), kurtosis E[q^4]/sigma_q^4 of each law (3, 9/5,
+    1, 6: by hand)."""
+    from sdpa_proofs import moment
+
+    model = f"aligned-{family}"
+    assert sp.expand(moment("E(S)", model).closed_form - d * sigma_q * sigma_k) == 0
+    expected = d * sigma_q**2 * sigma_k**2 * (kurtosis - 1)
+    assert sp.expand(moment("Var(S)", model).closed_form - expected) == 0
