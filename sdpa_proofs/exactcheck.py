@@ -25,7 +25,7 @@ from .concrete import (
 from .errors import UnsupportedExpression
 from .expressions import SUMS, E, MaxOver, random_coordinates, symmetric_order
 from .indexing import expand_terms
-from .limits import Lim, sample_means
+from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .moments import ExactEvaluator, exact_cases
 from .relations import upward
@@ -75,13 +75,11 @@ def _limits_evaluated(expr: Expr, model: Model) -> Expr:
     conditions checked on those closed forms; UnsupportedExpression where one is not met."""
     for limit in [x for x in sp.preorder_traversal(expr) if isinstance(x, Lim)]:
         means = sample_means(limit)
-        if limit.variable != model.dimension:
-            raise UnsupportedExpression(f"a limit in {limit.variable}, not in the model's "
-                                        f"size {model.dimension}")
-        why = model.iid_reason(means.vectors)
+        why = outside_the_law(limit, means, model)
         if why:
-            raise UnsupportedExpression(f"no law of large numbers: {why}")
-        values = [ExactEvaluator(model).value(E(f)) for f in means.summands]
+            raise UnsupportedExpression(why)
+        evaluator = ExactEvaluator(model)
+        values = [evaluator.value(E(f)) for f in means.summands]
         if any(v.has(sp.oo, -sp.oo, sp.zoo, sp.nan) for v in values):
             raise UnsupportedExpression(f"a summand of {show(limit)} has no finite mean")
         at_limit = dict(zip(means.means, values))

@@ -78,6 +78,15 @@ CONTINUOUS = (sp.Add, sp.Mul, sp.Pow, sp.exp, sp.log, sp.sin, sp.cos, sp.tanh, s
               sp.Min, sp.Tuple)
 
 
+def outside_the_law(limit: Lim, means: SampleMeans, model) -> str | None:
+    """Why the law of large numbers says nothing about ``limit`` under ``model``: a limit in
+    another variable than the model's size, or summands the model does not make i.i.d."""
+    if limit.variable != model.dimension:
+        return f"a limit in {limit.variable}, not in the model's size {model.dimension}"
+    why = model.iid_reason(means.vectors)
+    return f"no law of large numbers: {why}" if why else None
+
+
 def sample_means(limit: Lim) -> SampleMeans:
     """The body of ``limit`` as a function of sample means, or UnsupportedExpression saying why
     it is not one (the law of large numbers then says nothing)."""
@@ -85,8 +94,7 @@ def sample_means(limit: Lim) -> SampleMeans:
     if any(isinstance(x, MOMENT_FUNCTIONS) for x in sp.preorder_traversal(body)):
         raise UnsupportedExpression(f"lim: {body} holds an expectation; the limit is of the "
                                     "random expression itself (almost surely)")
-    sums = list(dict.fromkeys(x for x in sp.preorder_traversal(body) if isinstance(x, sp.Basic)
-                              and isinstance(x, Sum)))
+    sums = list(dict.fromkeys(x for x in sp.preorder_traversal(body) if isinstance(x, Sum)))
     means, summands, vectors, replacements = [], [], set(), {}
     for total in sums:
         summand = _summand(total, n)
@@ -127,6 +135,6 @@ def _summand(total: Sum, n: Symbol) -> Expr:
                               for c in coordinates):
         raise UnsupportedExpression(f"lim: the summand of {total} must involve the {index}-th "
                                     "coordinates, and only them")
-    if summand.free_symbols & {s for s in summand.free_symbols if s.is_integer and s != index}:
+    if any(s.is_integer and s != index for s in summand.free_symbols):
         raise UnsupportedExpression(f"lim: the summand of {total} has another free index")
     return summand

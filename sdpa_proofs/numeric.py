@@ -21,7 +21,7 @@ from .concrete import (
 )
 from .errors import UnsupportedExpression
 from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
-from .limits import Lim, sample_means
+from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .relations import SYMBOLS
 from .text import show
@@ -135,10 +135,9 @@ def _limits_as_expectations(expr: Expr, model: Model, settings: NumericSettings)
     check undecided."""
     for limit in [x for x in sp.preorder_traversal(expr) if isinstance(x, Lim)]:
         means = sample_means(limit)
-        why = model.iid_reason(means.vectors) if limit.variable == model.dimension else \
-            f"a limit in {limit.variable}, not in the model's size {model.dimension}"
+        why = outside_the_law(limit, means, model)
         if why:
-            raise UnsupportedExpression(f"no law of large numbers: {why}")
+            raise UnsupportedExpression(why)
         expectations = dict(zip(means.means, (E(f) for f in means.summands)))
         with mpmath.workdps(settings.dps):
             for point in model.parameter_points:

@@ -3,8 +3,8 @@ writing any proof, and get the exact closed form for symbolic d; optionally its 
 concrete d and parameter point (exact, and to the digits asked) and a Monte Carlo estimate with
 its 95% interval.
 
-    >>> moment("Var(S)", "shared-factor").closed_form
-    2*alpha**2*beta**2*d**2 + ...
+    >>> print(moment("Var(S)", "shared-factor"))
+    Var(S) under shared-factor = d·(α²·σ_k² + β²·σ_q² + σ_q²·σ_k² + 2·d·α²·β²)
 
 S (= sum_i q_i k_i) and S~ (= sum_i q_i k~_i) are understood; ``where`` adds abbreviations of
 one's own.  A name that is neither a model's symbol nor an abbreviation is an error that says
@@ -19,7 +19,7 @@ from tokenize import TokenError
 import sympy as sp
 from sympy import Expr
 
-from . import expressions, symbols
+from . import expressions, models, symbols
 from .errors import BadInput
 from .expressions import MOMENT_FUNCTIONS, index_symbols, moment_atoms, random_coordinates, unfold
 from .latex import to_latex
@@ -116,8 +116,6 @@ def parse_question(text: str) -> Expr:
     names.update({name: getattr(expressions, name)
                   for name in ("E", "Var", "SD", "Cov", "SumOverDistinct", "MaxOver")})
     names.update({"Sum": sp.Sum, "exp": sp.exp, "log": sp.log, "sqrt": sp.sqrt, "oo": sp.oo})
-    from . import models
-
     names.update({name: getattr(models, name) for name in (
         "alpha", "beta", "rho", "mu_q", "mu_k", "sigma_w", "Sigma_qq", "Sigma_kk", "Sigma_qk",
         "m_q", "m_k")})
