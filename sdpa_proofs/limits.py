@@ -137,4 +137,9 @@ def _summand(total: Sum, n: Symbol) -> Expr:
                                     "coordinates, and only them")
     if any(s.is_integer and s != index for s in summand.free_symbols):
         raise UnsupportedExpression(f"lim: the summand of {total} has another free index")
+    # i may only pick the i-th coordinates: a weight i, (-1)^i or a delta_{i1} makes the terms
+    # differ in law, and the mean of the first is then not the limit
+    if summand.xreplace({c: sp.Dummy() for c in coordinates}).has(index):
+        raise UnsupportedExpression(f"lim: the summand of {total} uses {index} as a number, so "
+                                    "its terms are not identically distributed")
     return summand

@@ -156,3 +156,28 @@ def test_monte_carlo_rejects_a_limit_that_is_close_but_wrong(offset):
     assert {r.status for r in results} == {"fail"} and "does not converge" in results[0].reason
     right = check_claim(Eq(Lim(Sum(z[i]**2, (i, 1, n)) / n, n), s**2), LOGITS)
     assert {r.status for r in right} == {"pass"}
+
+
+# ---- round 17: the summation index used as a number -----------------------------------------
+
+@pytest.mark.parametrize("body", [
+    Sum(i * z[i] ** 2, (i, 1, n)) / n,  # mean (n + 1) s^2 / 2: diverges
+    Sum(sp.KroneckerDelta(i, 1) * z[i] ** 2, (i, 1, n)) / n,  # z_1^2 / n -> 0
+    Sum((-1) ** i * z[i] ** 2, (i, 1, n)) / n,  # terms of alternating sign: -> 0
+])
+def test_a_summand_that_uses_its_index_as_a_number_is_not_a_sample_mean(body):
+    """The terms then differ in law, so the mean of the first (s^2) is not the limit; the law
+    of large numbers says nothing and no check may pass the step."""
+    derivation = Derivation(claim=Eq(Lim(body, n), s**2),
+                            steps=[Step(E(z[1] ** 2), "law_of_large_numbers"),
+                                   Step(s**2, "model_moment")],
+                            models=["gaussian-logits"], name="weighted")
+    verdicts = step_verdicts(derivation, 1)
+    assert {v.status for v in verdicts.values()} == {"undecided"}
+    assert "as a number" in verdicts["rule"].reason
+    assert verify_derivation(derivation, FAST).status != "verified"
+
+
+def test_monte_carlo_samples_the_index_as_a_number_and_sees_the_divergence():
+    claim = Eq(Lim(Sum(i * z[i] ** 2, (i, 1, n)) / n, n), s**2)
+    assert {r.status for r in check_claim(claim, LOGITS, dims=(64, 4096))} == {"fail"}
