@@ -20,6 +20,10 @@ from sympy import Expr
 class Family:
     name: str
     latex: str  # how "X ~ family(sigma)" reads, with {s} for sigma
+    #: the standardised law's support is [-end, end], end exact (None: the whole line)
+    end = None
+    #: the support is the two points -end and end only
+    two_points = False
 
     def moment(self, n: int, sigma: Expr) -> Expr:
         """E[X^n] for X of this family with mean 0 and standard deviation sigma."""
@@ -75,6 +79,8 @@ class Normal(Family):
 class Uniform(Family):
     """Uniform on [-a, a] with a = sqrt(3) sigma."""
 
+    end = sp.sqrt(3)
+
     def even_moment(self, n, sigma):
         return (sp.sqrt(3) * sigma) ** n / (n + 1)
 
@@ -91,6 +97,8 @@ class Uniform(Family):
 
 class Rademacher(Family):
     """+sigma or -sigma with probability 1/2 each."""
+
+    end, two_points = sp.S.One, True
 
     def even_moment(self, n, sigma):
         return sigma ** n

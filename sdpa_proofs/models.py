@@ -19,7 +19,7 @@ import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
 from .algebra import random_value
-from .distributions import FAMILIES, NORMAL, Family
+from .distributions import FAMILIES, NORMAL, UNIFORM, Family
 from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
 from .symbols import d, k, ktilde, n, q, s, sigma_k, sigma_q, z
@@ -108,8 +108,9 @@ class Model:
         """``sample`` with the randomness taken from ``source``, which hands out standardised
         draws that other models of a run may share (``source.standard(family, slot, shape)``)
         and generators of a model's own (``source.generator(key)``).  A model whose vectors
-        are not built from standardised latents draws from a generator of its own."""
-        return self.sample(source.generator(self.name), n, dim, point)
+        are not built from standardised latents draws from a generator of its own, and the
+        source may then rework its vectors as a whole (``supports.Scaled``)."""
+        return source.whole(self.sample(source.generator(self.name), n, dim, point))
 
 
 def isserlis_moment(factors: list, mean, covariance) -> Expr:
@@ -354,6 +355,19 @@ class LatentLinearModel(Model):
         source (so they are independent), which other models of the run may share."""
         return self._built(lambda slot, latent, shape: source.standard(latent.family, slot,
                                                                         shape), n, dim, point)
+
+    def exact_coordinates(self, latents: dict, dim: int, point: dict) -> dict:
+        """The coordinates v_i, i = 1..dim, as exact numbers when each latent takes the values
+        latents[name] (one per coordinate, or one for a shared latent), at a parameter point."""
+        values = {}
+        for vector in self.vectors:
+            mean = sp.sympify(self.means.get(vector, 0)).xreplace(point)
+            for position in range(dim):
+                values[vector[position + 1]] = mean + sum(
+                    sp.sympify(c).xreplace(point)
+                    * latents[name][0 if self._latent[name].shared else position]
+                    for name, c in self.loadings[vector].items())
+        return values
 
     def iid_reason(self, vectors):
         """Loadings and means are the same for every coordinate; only a shared latent ties
@@ -739,6 +753,21 @@ def gaussian_logits() -> LatentLinearModel:
         description=(r"The logits $z_1, \dots, z_n$ are independent $\mathcal{N}(0, s^2)$.",))
 
 
+logit_range = sp.Symbol("R", positive=True)  # bounded logits lie in [0, R]
+
+
+def uniform_logits() -> LatentLinearModel:
+    """n i.i.d. logits uniform on [0, R]: z = R/2 + R/(2 sqrt 3) u for a standardised uniform
+    u, so max z - min z <= R (for statements about logits of bounded range)."""
+    return LatentLinearModel(
+        name="uniform-logits", title="n i.i.d. logits uniform on [0, R]", dimension=n,
+        parameter_points=[{logit_range: sp.Integer(2)}, {logit_range: Rational(9, 2)}],
+        latents=(Latent("u", UNIFORM),),
+        loadings={z: {"u": logit_range / (2 * sp.sqrt(3))}}, means={z: logit_range / 2},
+        description=(r"The logits $z_1, \dots, z_n$ are independent and uniform on $[0, R]$, "
+                     r"so that $\max_i z_i - \min_i z_i \le R$.",))
+
+
 def gaussian(with_means: bool = False, independent_keys: bool = False) -> GaussianMatrixModel:
     """Jointly Gaussian q, k with general covariance blocks (and means); with
     ``independent_keys`` a key of the query's row, independent of it (Sigma_qk = 0)."""
@@ -759,7 +788,7 @@ INDEPENDENT = tuple(independent(family) for family in FAMILIES)
 DEPENDENT = tuple(aligned(family) for family in FAMILIES) + (
     correlated(), correlated(with_means=True), shared_factor(same_factor=True),
     shared_factor(same_factor=False), gaussian(), gaussian(with_means=True))
-LOGITS = (gaussian_logits(),)
+LOGITS = (gaussian_logits(), uniform_logits())
 ROWS = row_models() + (gaussian(with_means=True, independent_keys=True),)
 INITIALISATION = tuple(initialisation(family, same) for same in (False, True)
                        for family in FAMILIES)

@@ -28,6 +28,7 @@ from .expressions import (
 )
 from .limits import Lim
 from .models import Model
+from .supports import Corners, Draws, bounded_latents, corner_counts
 from .verdicts import NOT_APPLICABLE, MonteCarloResult
 
 DIMENSIONS = (64, 512, 4096)
@@ -51,6 +52,8 @@ ELEMENTWISE = {sp.exp: np.exp, sp.log: np.log}
 def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     """Samples of a random expression as a NumPy array; inside the (single, unnested) sum over
     ``index`` the arrays carry a trailing axis of length ``dim`` that the sum then adds up."""
+    if index is not None and expr == index:  # the index as a number, as in sum_i i q_i
+        return np.arange(1, dim + 1, dtype=float)
     if is_random_coordinate(expr):
         (position,) = expr.indices
         if index is not None and position == index:
@@ -65,6 +68,8 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         if index is not None or len(expr.limits) != 1:
             raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
         (bound, lower, upper), = expr.limits
+        if not random_coordinates(expr.function) and lower.is_Integer and upper.is_Integer:
+            return _over_range(expr, bound, int(lower), int(upper))
         if lower != 1 or not upper.is_Integer or int(upper) != dim:
             raise UnsupportedForSampling(f"sum limits of {expr}")
         if isinstance(expr, Sum) and isinstance(expr.function, sp.Mul) \
@@ -91,6 +96,18 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     if expr.is_number:
         return float(expr)
     raise UnsupportedForSampling(f"cannot sample {expr}")
+
+
+def _over_range(expr: Sum | MaxOver, bound, lower: int, upper: int) -> float:
+    """A sum or maximum of a function of its index alone, such as max_t g(t) over t = 0..n."""
+    try:
+        values = np.broadcast_to(sp.lambdify(bound, expr.function, "numpy")(
+            np.arange(lower, upper + 1, dtype=float)), (upper + 1 - lower,))
+    except (TypeError, NameError) as error:
+        raise UnsupportedForSampling(f"cannot evaluate {expr}: {error}") from error
+    if not len(values):
+        raise UnsupportedForSampling(f"empty range in {expr}")
+    return float(values.max() if isinstance(expr, MaxOver) else values.sum())
 
 
 def _as_samples(values, n: int) -> np.ndarray:
@@ -170,7 +187,7 @@ def _add_chunk(plans: list[_Plan], model: Model, source: _Draws, rows: int, dim:
         plan.add(arrays, where)
 
 
-class _Draws:
+class _Draws(Draws):
     """Standardised draws for one chunk, each (family, slot, shape) drawn once and shared by
     the models that ask for it; every stream seeded by what it is for."""
 
@@ -340,10 +357,11 @@ def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
 
 def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
                     seed: int = 2026) -> list[MonteCarloResult]:
-    """A claim about the coordinates themselves must hold at every sample: both sides at each
-    of POINTWISE_SAMPLES draws (logits at the model's first point), in double precision with a
-    relative margin of 1e-9; the first sample where it fails is the counterexample.  Free
-    indices (a statement about generic i, j) are not sampled."""
+    """A claim about the coordinates themselves must hold at every point the model can
+    produce: both sides at each of POINTWISE_SAMPLES draws (logits at the model's first point),
+    and, for a model with bounded latents, at corners of its support (supports.Corners), in
+    double precision with a relative margin of 1e-9; the first point where it fails is the
+    counterexample.  Free indices (a statement about generic i, j) are not sampled."""
     free = sorted((x for x in index_symbols(claim.lhs) | index_symbols(claim.rhs)
                    if not x.is_Integer), key=str)  # q_1 is a coordinate, not a generic one
     if free:
@@ -356,21 +374,39 @@ def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
              for side in (claim.lhs, claim.rhs)]
     results = []
     for dim in dims:
-        arrays = draw_samples(model, dim, point, POINTWISE_SAMPLES, seed)
-        concrete = {model.dimension: sp.Integer(dim), **point}
+        concrete = [side.xreplace({model.dimension: sp.Integer(dim), **point}) for side in sides]
+        kinds = {"samples": draw_samples(model, dim, point, POINTWISE_SAMPLES, seed)}
+        corners = _corners(model, dim, point, seed)
+        if corners is not None:
+            kinds["corners of the support"] = corners
         try:
-            lhs, rhs = (_as_samples(vector_values(side.xreplace(concrete), arrays, dim),
-                                    POINTWISE_SAMPLES) for side in sides)
+            found = {kind: _where_it_fails(concrete, claim.rel_op, arrays, dim)
+                     for kind, arrays in kinds.items()}
         except UnsupportedForSampling as error:
             return [MonteCarloResult(dim, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                      f"not sampled: {error}")]
-        holds = _HOLDS[claim.rel_op](lhs, rhs)
-        bad = np.flatnonzero(~holds)
-        reason = "" if not len(bad) else (
-            f"fails at {len(bad)} of {POINTWISE_SAMPLES} samples; the first: "
-            f"{lhs[bad[0]]:.12g} {claim.rel_op} {rhs[bad[0]]:.12g} is false")
-        results.append(MonteCarloResult(dim, POINTWISE_SAMPLES, float(lhs.mean()),
-                                        float(lhs.min()), float(lhs.max()), float(rhs.mean()),
-                                        "fail" if len(bad) else "pass", reason,
+        lhs, rhs = (np.concatenate(values) for values in zip(*(f[:2] for f in found.values())))
+        reason = "; ".join(f"fails at {len(bad)} of {len(left)} {kind}; the first: "
+                           f"{left[bad[0]]:.12g} {claim.rel_op} {right[bad[0]]:.12g} is false"
+                           for kind, (left, right, bad) in found.items() if len(bad))
+        results.append(MonteCarloResult(dim, len(lhs), float(lhs.mean()), float(lhs.min()),
+                                        float(lhs.max()), float(rhs.mean()),
+                                        "fail" if reason else "pass", reason,
                                         str(model.dimension)))
     return results
+
+
+def _corners(model: Model, dim: int, point: dict, seed: int) -> dict | None:
+    """The model's vectors at corners of its bounded latents (None when it has none): every
+    count of coordinates at the top, then as many corners with random signs."""
+    if not bounded_latents(model, point):
+        return None
+    corners = Corners(np.random.default_rng([seed, dim]), corner_counts(dim))
+    return model.sample_from(corners, 2 * len(corners.counts), dim, point)
+
+
+def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple:
+    """Both sides at every row of ``arrays``, and the rows where the relation fails."""
+    rows = len(next(iter(arrays.values())))
+    lhs, rhs = (_as_samples(vector_values(side, arrays, dim), rows) for side in sides)
+    return lhs, rhs, np.flatnonzero(~_HOLDS[relation](lhs, rhs))

@@ -24,6 +24,7 @@ from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .relations import SYMBOLS
+from .supports import Draws, Scaled, Tie, bounded_latents, built_from_latents, exact_points
 from .text import show
 from .verdicts import FAIL, PASS, UNDECIDED, Verdict
 
@@ -234,10 +235,13 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
         before, after = (_limits_as_expectations(x, model, settings) for x in (before, after))
     except UnsupportedExpression as error:
         return Verdict(UNDECIDED, f"numeric: {error}")
-    evaluate = _pointwise_pairs if is_pointwise(before, after) else _integrated_pair
+    pointwise = is_pointwise(before, after)
+    evaluate = _pointwise_pairs if pointwise else _integrated_pair
+    dimensions = settings.dimensions + (CORNER_DIMENSIONS if pointwise and bounded_latents(
+        model, model.parameter_points[0]) else ())
     lowest = None
     with mpmath.workdps(settings.dps):
-        for sides, where, substitution, point, dim in _cases(before, after, model, settings,
+        for sides, where, substitution, point, dim in _cases(before, after, model, dimensions,
                                                              distinct):
             try:
                 pairs = _resolved(evaluate, sides, model, substitution, point, dim)
@@ -272,11 +276,10 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
 ARBITRARY_DRAWS = 3  # values tried for each symbol that nothing fixes (a shift c)
 
 
-def _cases(before: Expr, after: Expr, model: Model, settings: NumericSettings,
-           distinct: frozenset):
+def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct: frozenset):
     """(both sides made concrete, where, substitution, point, d) for every dimension, parameter
     point, value of the free indices and draw of values for the symbols nothing fixes."""
-    for dim in settings.dimensions:
+    for dim in dimensions:
         for indices in concrete_index_values([before, after], distinct, dim):
             # the sums written out once per dimension, then each parameter point put in
             written = [concretise(x, {model.dimension: sp.Integer(dim)}, indices)
@@ -367,29 +370,48 @@ def _integrated(side: Expr, model: Model, substitution: dict) -> tuple:
 
 
 POINTWISE_DRAWS = 3
-POINTWISE_SCALES = (8, mpmath.mpf(1) / 8)
+# A claim about coordinates of bounded range may fail only with more coordinates than the
+# quadrature's dimensions (an entropy floor first fails at n = 8): corners are also tried here.
+CORNER_DIMENSIONS = (8, 16)
+POINTWISE_SCALES = (8, 1 / 8)
 # Quadrature here is exact, so two sides that agree to fewer than this many digits at 45-digit
 # working precision differ; between this and the required digits the check is undecided.
 DIFFERENT_BELOW = 10
 
 
 def _pointwise_pairs(sides, model, substitution, point, dim):
-    """Both sides at coordinates drawn from the model (seeded), also stretched and shrunk (for a
-    softmax: near one-hot and near uniform) and at a tie; derivatives by mpmath's numerical
-    differentiation, not SymPy's; agreement relative to 1 + the size of the values."""
+    """Both sides at coordinates the model can produce (supports): seeded draws, draws scaled
+    up and down as far as the support allows (for a softmax: near one-hot and near uniform), a
+    tie, and for bounded latents the corners of the support, exactly; derivatives by mpmath's
+    numerical differentiation, not SymPy's; agreement relative to 1 + the size of the values."""
     rng = np.random.default_rng(2026)
-    coordinates = random_coordinates(sides[0]) | random_coordinates(sides[1])
-    draws = []
-    for _ in range(POINTWISE_DRAWS):
-        draw = model.sample(rng, 1, dim, point)
-        draws.append({c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
-                      for c in coordinates})
-    stretched = [{c: v * scale for c, v in draws[0].items()} for scale in POINTWISE_SCALES]
-    tie = {c: mpmath.mpf(1) / 3 for c in coordinates}
-    for values in draws + stretched + [tie]:
+    coordinates = sorted(random_coordinates(sides[0]) | random_coordinates(sides[1]),
+                         key=sp.default_sort_key)
+    sources = [Draws(rng)] * POINTWISE_DRAWS + [Scaled(rng, f) for f in POINTWISE_SCALES] \
+        + [Tie(rng)]
+    points = [_drawn_point(model, source, coordinates, dim, point) for source in sources]
+    if bounded_latents(model, point):
+        points += [{c: mpmath.mpf(sp.N(v, mpmath.mp.dps)) for c, v in exact.items()}
+                   for exact in exact_points(model, coordinates, dim, point)]
+    for values in points:
         lhs, rhs = (pointwise_value(side, values) for side in sides)
         yield lhs, rhs, 1 + max(abs(lhs), abs(rhs)), {str(c): mpmath.nstr(v, 12)
                                                       for c, v in values.items()}
+
+
+def _drawn_point(model: Model, source, coordinates: list, dim: int, point: dict) -> dict:
+    """The coordinates at one draw from ``source``.  A model built from latents has them
+    computed from its latents at the working precision, so that a Rademacher q_1 is
+    sigma_q * (+-1) to every digit, not a double near it."""
+    if not built_from_latents(model):
+        draw = model.sample_from(source, 1, dim, point)
+        return {c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
+                for c in coordinates}
+    latents = {latent.name: [sp.Rational(float(x)) for x in source.standard(
+        latent.family, slot, (1, 1 if latent.shared else dim))[0]]
+        for slot, latent in enumerate(model.latents)}
+    exact = model.exact_coordinates(latents, dim, point)
+    return {c: mpmath.mpf(sp.N(exact[c], mpmath.mp.dps)) for c in coordinates}
 
 
 def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
