@@ -36,7 +36,7 @@ _EXPORTS = {
     "runner": ("VerifySettings", "verify_derivation"),
     "symbols": ("P", "S", "S_tilde", "d", "dot_product", "i", "j", "k", "ktilde", "l", "m",
                 "n", "other_dot_product", "p", "p_max", "q", "s", "sigma_k", "sigma_q",
-                "softmax_abbreviations", "softmax_p", "z"),
+                "softmax_abbreviations", "softmax_entropy", "softmax_p", "z"),
     "verdicts": ("Verdict",),
 }
 _HOME = {name: module for module, names in _EXPORTS.items() for name in names}

@@ -24,7 +24,15 @@ from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .relations import SYMBOLS
-from .supports import Draws, Scaled, Tie, bounded_latents, built_from_latents, exact_points
+from .supports import (
+    Draws,
+    Scaled,
+    Tie,
+    bounded_latents,
+    built_from_latents,
+    exact_latent,
+    exact_points,
+)
 from .text import show
 from .verdicts import FAIL, PASS, UNDECIDED, Verdict
 
@@ -407,7 +415,7 @@ def _drawn_point(model: Model, source, coordinates: list, dim: int, point: dict)
         draw = model.sample_from(source, 1, dim, point)
         return {c: mpmath.mpf(float(draw[c.base][0, int(c.indices[0]) - 1]))
                 for c in coordinates}
-    latents = {latent.name: [sp.Rational(float(x)) for x in source.standard(
+    latents = {latent.name: [exact_latent(latent.family, float(x)) for x in source.standard(
         latent.family, slot, (1, 1 if latent.shared else dim))[0]]
         for slot, latent in enumerate(model.latents)}
     exact = model.exact_coordinates(latents, dim, point)

@@ -92,6 +92,14 @@ class Corners(Draws):
         return signs * float(family.end)
 
 
+def exact_latent(family, value: float) -> sp.Expr:
+    """A standardised draw as an exact number: the double itself, except that a draw at (the
+    double nearest) an end of a bounded support is that end."""
+    if family.end is not None and abs(value) == float(family.end):
+        return family.end if value > 0 else -family.end
+    return sp.Rational(value)
+
+
 def built_from_latents(model) -> bool:
     """Whether the model gives its coordinates exactly from latent values
     (``exact_coordinates``), as a latent linear model does."""

@@ -34,6 +34,9 @@ def softmax_p(index) -> sp.Expr:
 
 
 p_max = MaxOver(softmax_p(l), (l, 1, n))  # the largest probability, max_l p_l
+# H(p) = -sum_l p_l log p_l, written in the logits: log sum_m e^{z_m} - sum_m z_m p_m
+softmax_entropy = sp.log(sp.Sum(sp.exp(z[m]), (m, 1, n))) \
+    - sp.Sum(z[m] * sp.exp(z[m]), (m, 1, n)) / sp.Sum(sp.exp(z[m]), (m, 1, n))
 
 # abbreviations for derivations about softmax: where=softmax_abbreviations lets steps say p[i]
 # and P for p_i and max_l p_l
