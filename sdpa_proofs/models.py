@@ -450,6 +450,7 @@ Sigma_qk = IndexedBase("Sigma_qk", real=True)  # Cov(q_i, k_j) = Sigma_qk[i, j]
 m_q = IndexedBase("m_q", real=True)
 m_k = IndexedBase("m_k", real=True)
 covariance_pattern = sp.Symbol("covariance_pattern")  # which concrete B, D, means to use
+query_value = IndexedBase("u", real=True)  # the value q = u a query is conditioned on
 
 
 @dataclass(eq=False)
@@ -462,14 +463,25 @@ class GaussianMatrixModel(Model):
 
     with_means: bool = False
     independent_keys: bool = False  # Sigma_qk = 0: the key independent of the query (a row)
+    #: the query held at a value u (query_value): only k is random, with the law it has given
+    #: q = u, which is its own law because the keys of a row are independent of the query
+    given_query: bool = False
     index_generic = True
+
+    def __post_init__(self):
+        if self.given_query and not self.independent_keys:
+            raise BadInput(f"model {self.name!r}: a query held at a value leaves the key's law "
+                           "unchanged only when the key is independent of it "
+                           "(independent_keys=True)")
 
     @property
     def vectors(self):
-        return (q, k)
+        return (k,) if self.given_query else (q, k)
 
     @property
     def indexed_parameters(self):
+        if self.given_query:
+            return (Sigma_kk, m_k, query_value)
         return (Sigma_qq, Sigma_kk, Sigma_qk, m_q, m_k)
 
     @property
@@ -478,6 +490,11 @@ class GaussianMatrixModel(Model):
 
     def assumptions(self):
         means = r"means $m_q, m_k$" if self.with_means else r"mean $0$"
+        if self.given_query:
+            return [r"$k$ is a Gaussian vector with " + means.replace("m_q, ", "") + r" and "
+                    r"covariance $\Sigma_{kk}$, drawn independently of the query, which is held "
+                    r"at a value $q = u$: the law of $k$ given $q = u$ is its own, so every "
+                    r"moment here is a moment conditional on $q = u$."]
         if self.independent_keys:
             return [r"$q$ and $k$ are independent Gaussian vectors with " + means + r" and "
                     r"covariances $\Sigma_{qq} = \operatorname{Cov}(q)$, "
@@ -521,6 +538,9 @@ class GaussianMatrixModel(Model):
                 values[Sigma_qq[a, b]] = covariance[a - 1, b - 1]
                 values[Sigma_kk[a, b]] = covariance[dim + a - 1, dim + b - 1]
                 values[Sigma_qk[a, b]] = covariance[a - 1, dim + b - 1]
+            if self.given_query:  # a query value that is not special: uneven, signs mixed
+                values[query_value[a]] = Rational((5 * a + 3 * int(point[covariance_pattern]))
+                                                  % 9 - 4, 3)
         return values
 
     def _structure(self, point: dict, dim: int):
@@ -568,7 +588,8 @@ class GaussianMatrixModel(Model):
                                   for x in self._structure(point, dim))
         factors = rng.normal(size=(n, loadings.shape[1]))
         values = means + factors @ loadings.T + np.sqrt(noise) * rng.normal(size=(n, 2 * dim))
-        return {q: values[:, :dim], k: values[:, dim:]}
+        return {k: values[:, dim:]} if self.given_query else {q: values[:, :dim],
+                                                              k: values[:, dim:]}
 
 
 def tensor_sum(f, rules: list[list]) -> tuple:
@@ -768,10 +789,15 @@ def uniform_logits() -> LatentLinearModel:
                      r"so that $\max_i z_i - \min_i z_i \le R$.",))
 
 
-def gaussian(with_means: bool = False, independent_keys: bool = False) -> GaussianMatrixModel:
+def gaussian(with_means: bool = False, independent_keys: bool = False,
+             given_query: bool = False) -> GaussianMatrixModel:
     """Jointly Gaussian q, k with general covariance blocks (and means); with
-    ``independent_keys`` a key of the query's row, independent of it (Sigma_qk = 0)."""
-    if independent_keys:
+    ``independent_keys`` a key of the query's row, independent of it (Sigma_qk = 0), and with
+    ``given_query`` also the query held at a value u."""
+    if given_query:
+        name, title = "gaussian-row-given-query", "a Gaussian key given its query q = u " \
+                                                  "(keys independent of the query)"
+    elif independent_keys:
         name, title = "gaussian-row", "a Gaussian query and an independent Gaussian key, " \
                                       "general covariances and means"
     else:
@@ -781,7 +807,7 @@ def gaussian(with_means: bool = False, independent_keys: bool = False) -> Gaussi
         name=name, title=title, dimension=d,
         parameter_points=[{covariance_pattern: sp.Integer(0)},
                           {covariance_pattern: sp.Integer(1)}],
-        with_means=with_means, independent_keys=independent_keys)
+        with_means=with_means, independent_keys=independent_keys, given_query=given_query)
 
 
 INDEPENDENT = tuple(independent(family) for family in FAMILIES)
@@ -789,7 +815,8 @@ DEPENDENT = tuple(aligned(family) for family in FAMILIES) + (
     correlated(), correlated(with_means=True), shared_factor(same_factor=True),
     shared_factor(same_factor=False), gaussian(), gaussian(with_means=True))
 LOGITS = (gaussian_logits(), uniform_logits())
-ROWS = row_models() + (gaussian(with_means=True, independent_keys=True),)
+ROWS = row_models() + (gaussian(with_means=True, independent_keys=True),
+                       gaussian(with_means=True, independent_keys=True, given_query=True))
 INITIALISATION = tuple(initialisation(family, same) for same in (False, True)
                        for family in FAMILIES)
 MODELS = {model.name: model

@@ -139,7 +139,8 @@ def seal_model(model: Any) -> dict:
             "description": [str(line) for line in model.description]}}
     if type(model) is GaussianMatrixModel:
         return {"gaussian_matrix": {**_model_header(model), "with_means": bool(model.with_means),
-                                    "independent_keys": bool(model.independent_keys)}}
+                                    "independent_keys": bool(model.independent_keys),
+                                    "given_query": bool(model.given_query)}}
     raise BadInput(f"model {getattr(model, 'name', model)!r} is a {type(model).__name__}: a "
                    "model must be a built-in name, a LatentLinearModel or a GaussianMatrixModel "
                    "(code of one's own is not accepted as a model)")
@@ -177,7 +178,8 @@ def unseal_model(data: dict) -> Model:
             description=tuple(_text(line) for line in fields["description"]))
     elif kind == "gaussian_matrix":
         model = GaussianMatrixModel(**header, with_means=bool(fields["with_means"]),
-                                    independent_keys=bool(fields.get("independent_keys")))
+                                    independent_keys=bool(fields.get("independent_keys")),
+                                    given_query=bool(fields.get("given_query")))
     else:
         raise BadInput(f"unknown kind of model {kind!r}")
     builtin = MODELS.get(model.name)

@@ -144,3 +144,36 @@ def test_the_conditional_spread_needs_the_query_mean_and_an_independent_key():
                                  name="dependent", models=["gaussian-means"])
     report = verify_derivation(dependent, FAST)
     assert report.status == "failed" and (2, "rule") in rejected_at(report)
+
+
+def test_the_spread_given_the_query_verifies_and_its_slips_are_refuted_where_made():
+    """Var(u . k) = u' Sigma_kk u with the query held at u.  Dropping the cross terms i != j (as
+    if the key's coordinates were independent) and keeping the common mean (E[(u . k)^2] for
+    Var) are each refuted at the step that makes them, by every check."""
+    from sdpa_proofs import Sigma_kk, m_k, query_value
+
+    u = query_value
+    derivation = bundled("conditional_spread")
+    assert verify_derivation(derivation, FAST).status == "verified"
+    diagonal = Sum(u[i] ** 2 * Sigma_kk[i, i], (i, 1, d))
+    wrong = with_step(derivation, 4, Step(diagonal, ["linearity", "isserlis"]),
+                      claim=Eq(derivation.claim.lhs, diagonal))
+    assert {(4, "rule"), (4, "exact"), (4, "numeric")} <= rejected_at(
+        verify_derivation(wrong, FAST))
+    second_moment = derivation.steps[3].expr + Sum(u[i] * m_k[i], (i, 1, d)) ** 2
+    wrong = with_step(derivation, 4, Step(second_moment, ["linearity", "isserlis"]),
+                      claim=Eq(derivation.claim.lhs, second_moment))
+    assert {(4, "rule"), (4, "exact"), (4, "numeric")} <= rejected_at(
+        verify_derivation(wrong, FAST))
+
+
+def test_a_query_is_held_at_a_value_only_when_the_keys_are_independent_of_it():
+    """Given q = u a correlated key's law changes (its mean moves by Sigma_kq Sigma_qq^-1 u):
+    the model refuses to stand for the conditional law then."""
+    from sdpa_proofs import GaussianMatrixModel
+    from sdpa_proofs.errors import BadInput
+
+    with pytest.raises(BadInput, match="independent"):
+        GaussianMatrixModel(name="conditioned", given_query=True)
+    model = get_model("gaussian-row-given-query")
+    assert model.vectors == (k,) and "independently of the query" in model.assumptions()[0]
