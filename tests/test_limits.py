@@ -41,7 +41,7 @@ def step_verdicts(derivation, number: int) -> dict:
     return {"rule": step.rule_check, "exact": step.exact_check, "numeric": step.numeric_check}
 
 
-@pytest.mark.parametrize("name", ["collision_limit", "entropy_limit"])
+@pytest.mark.parametrize("name", ["collision_limit", "entropy_limit", "normalised_entropy_limit"])
 def test_the_limit_derivations_verify(name):
     (derivation,) = load_file(SOFTMAX / f"{name}.py")
     report = verify_derivation(derivation, FAST)
@@ -181,3 +181,14 @@ def test_a_summand_that_uses_its_index_as_a_number_is_not_a_sample_mean(body):
 def test_monte_carlo_samples_the_index_as_a_number_and_sees_the_divergence():
     claim = Eq(Lim(Sum(i * z[i] ** 2, (i, 1, n)) / n, n), s**2)
     assert {r.status for r in check_claim(claim, LOGITS, dims=(64, 4096))} == {"fail"}
+
+
+def test_the_normalised_entropy_deficit_with_s_squared_for_half_of_it_is_refuted():
+    """log n (1 - H / log n) -> s^2 (the deficit of E[e^z] taken for the entropy's) fails at
+    the last step by every check, and Monte Carlo sees the limit elsewhere."""
+    (derivation,) = load_file(SOFTMAX / "normalised_entropy_limit.py")
+    wrong_claim = Eq(derivation.claim.lhs, s**2)
+    steps = list(derivation.steps[:-1]) + [Step(s**2, "algebra")]
+    wrong = Derivation(claim=wrong_claim, steps=steps, models=["gaussian-logits"], name="wrong")
+    assert {v.status for v in step_verdicts(wrong, 4).values()} == {"fail"}
+    assert {r.status for r in check_claim(wrong_claim, LOGITS, dims=(64, 4096))} == {"fail"}
