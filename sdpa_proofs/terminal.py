@@ -68,7 +68,7 @@ def _status(d: DerivationReport) -> Text:
 def summary_table(run: RunReport) -> Table:
     table = Table(title="sdpa-proofs verify", title_justify="left", header_style="bold")
     table.add_column("derivation", overflow="fold", min_width=12, max_width=26)
-    table.add_column("claim", overflow="fold", min_width=24, ratio=1)
+    table.add_column("claim", overflow="fold", min_width=16, ratio=1)
     for column in ("models", "steps", "symbolic", "numeric", "Monte Carlo", "status"):
         table.add_column(column, no_wrap=True)
     for d in run.derivations:
@@ -78,6 +78,39 @@ def summary_table(run: RunReport) -> Table:
         table.add_row(Text(d.name), Text(d.statement), str(len(d.models)), str(d.step_count),
                       _symbolic(d), _numeric(d), _monte_carlo(d), _status(d))
     return table
+
+
+def _fitted(table: Table, width: int) -> Table | None:
+    """The table with its claim column as wide as the terminal leaves it (rich crops a table
+    whose unwrapped columns leave too little, rather than narrowing the wrapped ones), or None
+    when the claim would get fewer than its minimum of columns."""
+    name, claim, *verdicts = table.columns
+    name.width = min(name.max_width, max([len(name.header), *(len(str(c)) for c in name.cells)]))
+    taken = name.width + sum(max([len(c.header), *(len(str(x)) for x in c.cells)])
+                             for c in verdicts)
+    claim.width = width - taken - 3 * len(table.columns) - 1
+    claim.ratio = None
+    return table if claim.width >= claim.min_width else None
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def summary_list(run: RunReport) -> list[Text]:
+    """The table's content for a terminal too narrow for it: per derivation its name and status, the
+    claim, and the verdicts, each on a line of its own that wraps between words."""
+    lines = []
+    for d in run.derivations:
+        lines.append(Text.assemble((d.name, "bold"), "  ", _status(d)))
+        if d.statement:
+            lines.append(Text("  ") + Text(d.statement))
+        if d.status not in (ERROR, INTERNAL) and d.models:
+            lines.append(Text.assemble(
+                "  symbolic ", _symbolic(d), " · numeric ", _numeric(d), " · Monte Carlo ",
+                _monte_carlo(d), f" · {_count(len(d.models), 'model')}, "
+                                 f"{_count(d.step_count, 'step')}"))
+    return lines
 
 
 def failure_details(d: DerivationReport) -> list[Text]:
@@ -203,7 +236,13 @@ def file_line(path: str, reports: list[DerivationReport]) -> Text:
 
 
 def render(run: RunReport, console: Console, debug: bool = False) -> None:
-    console.print(summary_table(run))
+    table = _fitted(summary_table(run), console.width)
+    if table is None:  # a narrow terminal: a list, which no width can cut
+        console.print(Text("sdpa-proofs verify", style="italic"))
+        for line in summary_list(run):
+            console.print(line)
+    else:
+        console.print(table)
     for d in run.derivations:
         for line in failure_details(d):
             console.print(line, soft_wrap=True)  # one finding per line: greppable in CI logs
