@@ -14,11 +14,18 @@ from itertools import product
 import sympy as sp
 from sympy import Derivative, Expr, KroneckerDelta, Piecewise, Sum
 
+from .expressions import MaxOver, is_random_coordinate
 
-def calculus_normal_form(expr: Expr, dimension: Expr) -> Expr:
+
+def calculus_normal_form(expr: Expr, dimension: Expr, context: tuple = ()) -> Expr:
     """``expr`` with every derivative taken and every sum over a Kronecker delta summed, the
-    case splits decided for indices in 1..dimension."""
-    return _walk(expr, dimension, {})
+    case splits decided where the index ranges decide them: a bound index runs over its
+    binder's range, a free index that names a coordinate (in ``expr`` or in the expressions
+    of ``context``, such as the other side of a step) over 1..dimension, and any other integer
+    symbol over values not known here (its case splits stay)."""
+    coordinates = {index for e in (expr, *context) for x in e.atoms(sp.Indexed)
+                   if is_random_coordinate(x) for index in x.indices if index.is_Symbol}
+    return _walk(expr, dimension, {index: (sp.S.One, dimension) for index in coordinates})
 
 
 def _walk(expr: Expr, dimension: Expr, ranges: dict) -> Expr:
@@ -30,6 +37,10 @@ def _walk(expr: Expr, dimension: Expr, ranges: dict) -> Expr:
         if expr.function.has(KroneckerDelta):
             expr = expr.doit(deep=False)
         return _decide(expr, dimension, ranges)
+    if isinstance(expr, MaxOver):  # its index runs over its own range, which may hold 0
+        (index, lower, upper), = expr.limits
+        inner = {**ranges, index: (lower, upper)}
+        return MaxOver(_walk(expr.function, dimension, inner), (index, lower, upper))
     expr = expr.func(*(_walk(a, dimension, ranges) for a in expr.args))
     if isinstance(expr, Derivative):
         taken = expr.doit(deep=False)
@@ -72,7 +83,9 @@ def _everywhere(condition, dimension: Expr, ranges: dict) -> bool:
         if not difference.is_polynomial(*indices) or \
                 sp.Poly(difference, *indices).total_degree() > 1:
             return False
-    corners = [ranges.get(s, (sp.S.One, dimension)) for s in indices]
+    if any(s not in ranges for s in indices):
+        return False  # an integer whose range is not known here
+    corners = [ranges[s] for s in indices]
     for corner in product(*corners):
         value = condition.xreplace(dict(zip(indices, corner)))
         if value is not sp.true and sp.simplify(value) is not sp.true:

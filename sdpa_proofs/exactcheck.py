@@ -95,7 +95,8 @@ def _limits_evaluated(expr: Expr, model: Model) -> Expr:
 def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozenset) -> Verdict:
     """Differentiate (SymPy) and sift the sums of Kronecker deltas, then compare normal forms for
     symbolic dimension; refute with exact values at concrete coordinates."""
-    forms = [canonical(calculus_normal_form(x, model.dimension)) for x in (before, after)]
+    forms = [canonical(calculus_normal_form(x, model.dimension, (before, after)))
+             for x in (before, after)]
     if sp.expand(forms[0] - forms[1]) == 0 or simplifies_to_zero(forms[0] - forms[1]):
         return Verdict(PASS)
     maxima = forms[0].has(MaxOver) or forms[1].has(MaxOver)
@@ -133,7 +134,8 @@ def _exact_inequality(before: Expr, after: Expr, model: Model, distinct: frozens
     the coordinates, closed moments for symbolic d) at concrete dimensions.  It refutes but
     proves nothing: the proof for every dimension is the rule check's, and the reason says so."""
     if is_pointwise(before, after):
-        cases = [({}, *(calculus_normal_form(x, model.dimension) for x in (before, after)))]
+        cases = [({}, *(calculus_normal_form(x, model.dimension, (before, after))
+                        for x in (before, after)))]
     else:
         try:
             cases = list(exact_cases(before, after, model, distinct))

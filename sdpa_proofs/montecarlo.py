@@ -370,7 +370,8 @@ def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
                                  f"({', '.join(map(str, free))})")]
     point = model.parameter_points[0]
     # derivatives taken by SymPy for symbolic n (d/dz_i of a softmax), then sampled at each n
-    sides = [calculus_normal_form(side, model.dimension) if side.has(sp.Derivative) else side
+    sides = [calculus_normal_form(side, model.dimension, (claim.lhs, claim.rhs))
+             if side.has(sp.Derivative) else side
              for side in (claim.lhs, claim.rhs)]
     results = []
     for dim in dims:

@@ -374,7 +374,7 @@ def fits_model(derivation: Derivation, model: Model) -> None:
             _coordinate_fits(place, coordinate, model)
         for total in expr.atoms(sp.Sum, SumOverDistinct, MaxOver):
             _integer_limits(place, total)
-        for total in expr.atoms(sp.Sum, SumOverDistinct):
+        for total in expr.atoms(sp.Sum, SumOverDistinct, MaxOver):
             _range_fits(place, total, model)
 
 
@@ -417,7 +417,7 @@ def _coordinate_fits(place: str, coordinate: Indexed, model: Model) -> None:
 
 
 def _range_fits(place: str, total: Expr, model: Model) -> None:
-    """A sum over coordinates runs over 1..dimension (or concrete integers)."""
+    """A sum or maximum over coordinates runs over 1..dimension (or concrete integers)."""
     if isinstance(total, SumOverDistinct):
         limits = [(index, sp.S.One, total.upper) for index in total.indices]
     else:
@@ -427,5 +427,6 @@ def _range_fits(place: str, total: Expr, model: Model) -> None:
         over_coordinates = any(index in c.indices for c in coordinates)
         if over_coordinates and (lower != 1 or upper != model.dimension) \
                 and not (lower.is_Integer and upper.is_Integer):
-            raise BadInput(f"{place}: the sum over {index} runs from {lower} to {upper}, but "
+            raise BadInput(f"{place}: the {'maximum' if isinstance(total, MaxOver) else 'sum'} "
+                           f"over {index} runs from {lower} to {upper}, but "
                            f"under {model.name} coordinates are indexed 1..{model.dimension}")

@@ -1086,3 +1086,56 @@ def test_model_moment_names_only_coordinates_the_model_has():
         == "fail"  # there is no q_0
     assert rule_check(E(q[1]**2), sigma_q**2, rule, get_model("gaussian-logits")).status \
         == "fail"  # no q at all under this model: a verdict, not a crash
+
+
+# ---- round 18: a maximum's index runs over its own range -----------------------------------
+
+MAX_FROM_ZERO = HEADER + '''
+t = Symbol("t", integer=True, nonnegative=True)
+g = -(n - 1) * (n - 2) * (n - 3)  # 0 at n = 1, 2, 3, where the numeric check evaluates
+lhs = z[i] + MaxOver(Sum(KroneckerDelta(t, m) * g, (m, 1, n)), (t, 0, n))
+rhs = z[i] + MaxOver(g, (t, 0, n))
+derivation = Derivation(claim=Eq(lhs, rhs), models=["gaussian-logits"],
+                        steps=[Step(rhs, lemma(Eq(lhs, rhs)), "sift")])
+'''
+
+
+def test_a_sift_inside_a_maximum_from_zero_is_not_taken_for_t_in_1_to_n(tmp_path, capsys):
+    """The t = 0 term sifts an empty sum (0), so the sides differ from n = 4 on; the exact
+    check took t to run over 1..n like a coordinate's index and established the false lemma."""
+    write(tmp_path, "max_from_zero.py", MAX_FROM_ZERO)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"max_from_zero": "failed"}
+    from sympy import KroneckerDelta, Sum, Symbol
+
+    from sdpa_proofs import MaxOver, exact_check, get_model, m, n
+    from sdpa_proofs import z as logits
+
+    t = Symbol("t", integer=True, nonnegative=True)
+    sifted = logits[1] + MaxOver(Sum(KroneckerDelta(t, m) * -1, (m, 1, n)), (t, 0, n))
+    verdict = exact_check(sifted, logits[1] + MaxOver(-1, (t, 0, n)), get_model("gaussian-logits"))
+    assert verdict.status != "pass" or not verdict.conclusive
+
+
+def test_a_sift_over_an_integer_of_unknown_range_keeps_its_case_split():
+    """sum_m delta_{t m} f(m) = f(t) only for t in 1..n; a t that names no coordinate may lie
+    outside, so SymPy's case split stays."""
+    from sympy import KroneckerDelta, Piecewise, Sum, Symbol
+
+    from sdpa_proofs import m, n
+    from sdpa_proofs.calculus import calculus_normal_form
+
+    t = Symbol("t", integer=True)
+    assert calculus_normal_form(Sum(KroneckerDelta(t, m) * m, (m, 1, n)), n).has(Piecewise)
+
+
+MAX_BEYOND = HEADER + '''
+derivation = Derivation(claim=Le(MaxOver(z[l], (l, 1, n + 1)), z[1]), models=["uniform-logits"],
+                        steps=[Step(z[1], "at_most_max", rel="<=")])
+'''
+
+
+def test_a_maximum_over_coordinates_beyond_the_dimension_is_bad_input(tmp_path, capsys):
+    write(tmp_path, "beyond.py", MAX_BEYOND)
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "maximum over l runs from 1 to n + 1" in output and "beyond.py" in output
