@@ -83,7 +83,8 @@ def parser() -> argparse.ArgumentParser:
     commands = top.add_subparsers(dest="command", required=True)
 
     listing = commands.add_parser("list", help="list derivations (or models, or rules)")
-    listing.add_argument("paths", nargs="*", metavar="PATH")
+    listing.add_argument("paths", nargs="*", metavar="PATH",
+                         help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
     listing.add_argument("--models", action="store_true", help="list the available models")
     listing.add_argument("--rules", action="store_true",
                          help="list the rules a step may name, with the fact each one uses")
@@ -151,11 +152,19 @@ def parser() -> argparse.ArgumentParser:
 
     mutate = commands.add_parser("mutate", help="mutation-test the checker on derivations: "
                                  "every mutant that changes the mathematics must be rejected")
-    mutate.add_argument("paths", nargs="*", metavar="PATH")
+    mutate.add_argument("paths", nargs="*", metavar="PATH",
+                        help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
+    mutate.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+                        help="check the mutants under this model instead of each derivation's "
+                             "first (repeatable)")
+    mutate.add_argument("--budget", type=_allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
+                        help=f"time budget of each check (default {DEFAULT_BUDGET:g}; 0: none)")
 
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
-    latex.add_argument("paths", nargs="*", metavar="PATH")
-    latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR")
+    latex.add_argument("paths", nargs="*", metavar="PATH",
+                       help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
+    latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
+                       help="folder for the .tex files (made if missing)")
     return top
 
 
@@ -172,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "verify":
         return _verify(args, paths, console, errors)
     if args.command == "mutate":
-        return _mutate(paths, console, errors)
+        return _mutate(paths, args, console, errors)
     if args.command == "scaling":
         return _scaling(args, console, errors)
     if args.command == "moment":
@@ -316,13 +325,17 @@ def _moment(args, console: Console, errors: Console) -> int:
     return 1 if monte_carlo is not None and monte_carlo.status == "fail" else 0
 
 
-def _mutate(paths: list[str], console: Console, errors: Console) -> int:
+def _mutate(paths: list[str], args, console: Console, errors: Console) -> int:
     from .mutation import run_mutation
+    from .numeric import NumericSettings
+    from .runner import VerifySettings
     from .terminal import mutation_summary
 
     derivations, status = _load(paths, errors)
+    settings = VerifySettings(monte_carlo=False, numeric=NumericSettings(dimensions=(1, 2, 3)),
+                              models=args.models, budget=args.budget)
     with progress_line(errors) as say:
-        report = run_mutation(derivations, progress=say)
+        report = run_mutation(derivations, settings, progress=say)
     mutation_summary(report, console)
     return status or (1 if report.survivors else 0)
 

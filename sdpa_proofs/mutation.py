@@ -182,19 +182,20 @@ def _equivalence(mutant: Mutant) -> str:
 
 def run_mutation(derivations: list[Derivation], settings: VerifySettings | None = None,
                  progress=None) -> MutationReport:
-    """Verify every mutant (under each derivation's first model, no Monte Carlo)."""
+    """Verify every mutant, without Monte Carlo, under the models of ``settings`` or else each
+    derivation's first model."""
     settings = settings or VerifySettings(monte_carlo=False,
                                           numeric=NumericSettings(dimensions=(1, 2, 3)))
     report = MutationReport()
     for derivation in derivations:
         if derivation.expect_refuted_at is not None:
             continue  # already a false claim: mutating it tests nothing
-        first_model = resolve_models(derivation.models)[0].name
+        models = settings.models or [resolve_models(derivation.models)[0].name]
         for mutant in mutants(derivation):
             if progress:
                 progress(f"{derivation.name} step {mutant.step}: {mutant.description}")
             checked = verify_derivation(mutant.derivation,
-                                        replace(settings, models=[first_model]))
+                                        replace(settings, models=models, monte_carlo=False))
             killed = checked.status not in SUCCESS
             report.results.append(MutationResult(
                 mutant, killed, "" if killed else _equivalence(mutant)))

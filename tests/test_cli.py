@@ -266,3 +266,31 @@ def test_a_report_shows_itself_in_a_notebook():
     rows = [line for line in shown.splitlines() if line.startswith("| ") and "---" not in line]
     assert len(rows) == 1 + len(derivation.steps)  # the header and one row per step
     assert all(line.count("|") == 7 for line in rows)
+
+
+def test_mutate_takes_a_model_and_a_budget(tmp_path, capsys, monkeypatch):
+    """The mutants are checked under the model asked for, within the budget asked for."""
+    import sdpa_proofs.mutation as mutation
+
+    seen = []
+    checked = mutation.verify_derivation
+
+    def recording(derivation, settings):
+        seen.append((tuple(settings.models), settings.budget, settings.monte_carlo))
+        return checked(derivation, settings)
+
+    monkeypatch.setattr(mutation, "verify_derivation", recording)
+    code, output = run("mutate", str(ROOT / "derivations" / "mean_zero.py"), "--model",
+                       "independent-rademacher", "--budget", "30", capsys=capsys)
+    assert code == 0 and "kill rate 100.0%" in output
+    assert seen and set(seen) == {(("independent-rademacher",), 30.0, False)}
+    with pytest.raises(SystemExit) as bad:
+        main(["mutate", "--budget", "-1"])
+    assert bad.value.code == 2
+
+
+@pytest.mark.parametrize("command", ["list", "verify", "mutate", "latex"])
+def test_every_path_argument_has_help(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert "derivation files or folders" in capsys.readouterr().out
