@@ -84,14 +84,16 @@ def parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="list derivations (or models, or rules)")
     listing.add_argument("paths", nargs="*", metavar="PATH",
-                         help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
+                         help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
+                              "bundled catalogue)")
     listing.add_argument("--models", action="store_true", help="list the available models")
     listing.add_argument("--rules", action="store_true",
                          help="list the rules a step may name, with the fact each one uses")
 
     verify = commands.add_parser("verify", help="check every step of every derivation")
     verify.add_argument("paths", nargs="*", metavar="PATH",
-                        help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
+                        help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
+                              "bundled catalogue)")
     verify.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     verify.add_argument("--digits", type=_digits, default=30,
                         help="significant digits the numerical check requires (default 30)")
@@ -153,7 +155,8 @@ def parser() -> argparse.ArgumentParser:
     mutate = commands.add_parser("mutate", help="mutation-test the checker on derivations: "
                                  "every mutant that changes the mathematics must be rejected")
     mutate.add_argument("paths", nargs="*", metavar="PATH",
-                        help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
+                        help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
+                              "bundled catalogue)")
     mutate.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
                         help="check the mutants under this model instead of each derivation's "
                              "first (repeatable)")
@@ -162,7 +165,8 @@ def parser() -> argparse.ArgumentParser:
 
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH",
-                       help=f"derivation files or folders (default: ./{DEFAULT_PATH})")
+                       help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
+                              "bundled catalogue)")
     latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                        help="folder for the .tex files (made if missing)")
     return top
@@ -173,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     # a pipe or CI log gets a table 132 columns wide instead of rich's default 80
     console = Console(width=None if sys.stdout.isatty() else 132)
     errors = Console(stderr=True, soft_wrap=True)
-    paths = args.paths or [DEFAULT_PATH] if hasattr(args, "paths") else []
+    paths = args.paths or [default_path()] if hasattr(args, "paths") else []
     if args.command == "list":
         if args.rules:
             return _list_rules(console)
@@ -191,6 +195,15 @@ def main(argv: list[str] | None = None) -> int:
 
         return _growth(args.models or list(MODELS), args.json, console, errors)
     return _latex(paths, args.output, console, errors)
+
+
+def default_path() -> str:
+    """./derivations when there is one, else the catalogue installed with the package."""
+    if Path(DEFAULT_PATH).exists():
+        return DEFAULT_PATH
+    from importlib.resources import files
+
+    return str(files("sdpa_proofs.catalogue"))
 
 
 def _list(paths: list[str], models: bool, console: Console, errors: Console) -> int:

@@ -294,3 +294,11 @@ def test_every_path_argument_has_help(command, capsys):
     with pytest.raises(SystemExit):
         main([command, "--help"])
     assert "derivation files or folders" in capsys.readouterr().out
+
+
+def test_without_a_derivations_folder_the_installed_catalogue_is_the_default(tmp_path,
+                                                                             monkeypatch, capsys):
+    """The catalogue travels with the package (sdpa_proofs.catalogue, also in the wheel)."""
+    monkeypatch.chdir(tmp_path)
+    code, output = run("list", capsys=capsys)
+    assert code == 0 and "mean_zero" in output and "entropy_floor" in output

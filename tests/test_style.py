@@ -1,4 +1,4 @@
-"""The code base stays ruff clean (DEVELOPERS.md); ruff comes with the test extra."""
+"""The code base stays ruff clean; ruff comes with the lint extra, which .ci/run installs."""
 
 import shutil
 import subprocess
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_ruff_clean():
     ruff = shutil.which("ruff")
     if ruff is None:
-        pytest.skip("ruff not installed (pip install -e '.[test]' brings it)")
+        pytest.skip("ruff not installed (pip install -e '.[lint]' brings it)")
     completed = subprocess.run([ruff, "check", "sdpa_proofs", "derivations", "tests",
                                 "benchmarks"], cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout
