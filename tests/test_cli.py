@@ -302,3 +302,31 @@ def test_without_a_derivations_folder_the_installed_catalogue_is_the_default(tmp
     monkeypatch.chdir(tmp_path)
     code, output = run("list", capsys=capsys)
     assert code == 0 and "mean_zero" in output and "entropy_floor" in output
+
+
+def readme_section(title: str) -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start:end if end > 0 else None]
+
+
+def test_the_readme_rule_table_lists_every_rule():
+    from sdpa_proofs.registry import RULES
+
+    table = readme_section("Writing a derivation")
+    missing = [name for name in RULES if f"| `{name}` |" not in table]
+    assert not missing, missing
+
+
+def test_the_readme_synopsis_shows_every_option_of_every_subcommand():
+    from sdpa_proofs.cli import parser
+
+    synopsis = readme_section("Command line").split("```")[1]
+    commands = parser()._subparsers._group_actions[0].choices
+    for name, sub in commands.items():
+        line = synopsis[synopsis.index(f"sdpa-proofs {name}"):]
+        line = line[:line.find("\nsdpa-proofs ", 1)]
+        for action in sub._actions:
+            flags = [o for o in action.option_strings if o not in ("-h", "--help")]
+            assert not flags or any(flag in line for flag in flags), (name, flags)
