@@ -37,6 +37,9 @@ class E(Function):
     is_real = True
 
 
+
+Expectation = E  # E under a name that SymPy's E (Euler's number) and sympy.stats.E cannot shadow
+
 class Var(Function):
     """Variance Var(X) = E[(X - E[X])^2]."""
 

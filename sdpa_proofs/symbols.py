@@ -12,6 +12,7 @@ sigma_q = sp.Symbol("sigma_q", positive=True)
 sigma_k = sp.Symbol("sigma_k", positive=True)
 
 S = sp.Symbol("S")
+S_qk = S  # the same symbol under a name that neither sympy.S nor a star import can shadow
 dot_product = sp.Sum(q[i] * k[i], (i, 1, d))
 
 # Softmax sees a row: one query q against several keys.  k~ is a second key of the same row as

@@ -330,3 +330,15 @@ def test_the_readme_synopsis_shows_every_option_of_every_subcommand():
         for action in sub._actions:
             flags = [o for o in action.option_strings if o not in ("-h", "--help")]
             assert not flags or any(flag in line for flag in flags), (name, flags)
+
+
+def test_the_names_sympy_shadows_have_aliases_that_nothing_shadows():
+    """E and S clash with SymPy's E and S after a star import; the aliases are the same objects."""
+    namespace: dict = {}
+    exec("from sdpa_proofs import *\nfrom sympy import *", namespace)
+    import sympy
+
+    from sdpa_proofs import E, Expectation, S, S_qk
+    assert namespace["E"] is sympy.E and namespace["Expectation"] is E
+    assert namespace["S"] is sympy.S and namespace["S_qk"] is S
+    assert Expectation is E and S_qk is S
