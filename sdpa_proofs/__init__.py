@@ -28,7 +28,7 @@ _EXPORTS = {
                "uniform_logits", "x", "y"),
     "moments": ("ExactEvaluator",),
     "numeric": ("NumericSettings", "numeric_check"),
-    "questions": ("Answer", "moment"),
+    "questions": ("Answer", "moment", "parse_question", "read_srepr"),
     "registry": ("RULES",),
     "report": ("RunReport",),
     "rulecheck": ("rule_check",),

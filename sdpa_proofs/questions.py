@@ -23,6 +23,7 @@ from . import expressions, models, symbols
 from .errors import BadInput
 from .expressions import MOMENT_FUNCTIONS, index_symbols, moment_atoms, random_coordinates, unfold
 from .latex import to_latex
+from .limits import Lim
 from .models import Model, get_model
 from .moments import ExactEvaluator
 from .montecarlo import check_claim
@@ -123,6 +124,18 @@ def parse_question(text: str) -> Expr:
         return sp.parse_expr(_expectation_brackets(text), local_dict=names)
     except (SyntaxError, TypeError, ValueError, sp.SympifyError, TokenError) as error:
         raise BadInput(f"cannot read {text!r} as an expression: {error}") from error
+
+
+def read_srepr(text: str) -> Expr:
+    """An expression from its SymPy srepr (the JSON report's ``claim_srepr``), exactly: SymPy's
+    classes and the toolkit's constructs, which plain sympify does not know."""
+    names = {name: getattr(expressions, name) for name in (
+        "E", "Var", "SD", "Cov", "SumOverDistinct", "MaxOver", "RandomVector",
+        "SymmetricMatrix")}
+    try:
+        return sp.sympify(text, locals={**names, "Lim": Lim})
+    except (SyntaxError, TypeError, ValueError, sp.SympifyError) as error:
+        raise BadInput(f"cannot read {text[:60]!r} as an srepr: {error}") from error
 
 
 def _expectation_brackets(text: str) -> str:

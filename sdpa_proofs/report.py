@@ -81,12 +81,18 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("`", "'")
 
 
+#: the version of the JSON report's layout; raised whenever a field changes meaning or goes
+JSON_SCHEMA = 1
+
+
 @dataclass
 class DerivationReport:
     name: str
     file: str
     title: str = ""
     claim: str = ""
+    claim_latex: str = ""  # the claim as LaTeX, abbreviations kept
+    claim_srepr: str = ""  # the claim as SymPy's srepr, which sympify reads back exactly
     models: list[ModelReport] = field(default_factory=list)
     error: str = ""
     expected_refuted_at: int | None = None  # the step at which the claim is meant to fail
@@ -213,7 +219,8 @@ class RunReport:
         return 1 if statuses - accepted else 0
 
     def to_json(self) -> dict:
-        return {"derivations": [_derivation_json(d) for d in self.derivations],
+        return {"schema": JSON_SCHEMA,
+                "derivations": [_derivation_json(d) for d in self.derivations],
                 "summary": {"derivations": len(self.derivations),
                             "verified": sum(d.status == VERIFIED for d in self.derivations),
                             "verified_assuming": sum(d.status == ASSUMING
@@ -253,7 +260,8 @@ def _step_json(d: DerivationReport, n: int) -> dict:
 
 def _derivation_json(d: DerivationReport) -> dict:
     return {
-        "name": d.name, "file": d.file, "title": d.title, "claim": d.claim, "status": d.status,
+        "name": d.name, "file": d.file, "title": d.title, "claim": d.claim,
+        "claim_latex": d.claim_latex, "claim_srepr": d.claim_srepr, "status": d.status,
         "where": d.definitions, "distinct": d.hypotheses, "assumptions": d.assumptions,
         "assumed_steps": d.assumed_steps, "claim_held_in_monte_carlo": d.claim_held,
         "expected": d.expected,

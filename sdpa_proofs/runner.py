@@ -23,6 +23,7 @@ from .derivation import Derivation
 from .errors import BadInput
 from .exactcheck import exact_check
 from .expressions import unfold
+from .latex import to_latex
 from .models import MODELS, Model, get_model, resolve_models
 from .montecarlo import DIMENSIONS, check_claims
 from .numeric import NumericSettings, numeric_check
@@ -190,6 +191,8 @@ def _describe(report: DerivationReport, derivation: Derivation, models: list[Mod
     report.title = derivation.title
     report.claim = f"{show(derivation.claim.lhs)} {SYMBOLS[derivation.relation]} " \
                    f"{show(derivation.claim.rhs)}"
+    report.claim_latex, report.claim_srepr = to_latex(derivation.claim), sp.srepr(
+        derivation.claim)
     report.definitions = [f"{show(k)} = {show(v)}" for k, v in derivation.where.items()]
     report.hypotheses = [" ≠ ".join(sorted(map(show, pair))) for pair in derivation.distinct]
     report.assumptions = list(dict.fromkeys(

@@ -342,3 +342,25 @@ def test_the_names_sympy_shadows_have_aliases_that_nothing_shadows():
     assert namespace["E"] is sympy.E and namespace["Expectation"] is E
     assert namespace["S"] is sympy.S and namespace["S_qk"] is S
     assert Expectation is E and S_qk is S
+
+
+def test_the_json_report_has_a_schema_and_the_claim_as_latex_and_as_srepr(tmp_path, capsys):
+    """The srepr reads back to the very claim that was checked; the LaTeX is the renderer's."""
+    from sdpa_proofs import read_srepr
+    from sdpa_proofs.isolation import load_file
+    from sdpa_proofs.latex import to_latex
+    from sdpa_proofs.report import JSON_SCHEMA
+
+    files = [ROOT / "derivations" / "softmax" / "entropy_floor.py",
+             ROOT / "derivations" / "variance.py", ROOT / "derivations" / "softmax" /
+             "collision_limit.py"]
+    report = tmp_path / "r.json"
+    code, _ = run("verify", *map(str, files), "--no-monte-carlo", "--json", str(report),
+                  capsys=capsys)
+    data = json.loads(report.read_text())
+    assert code == 0 and data["schema"] == JSON_SCHEMA
+    for entry, path in zip(sorted(data["derivations"], key=lambda d: d["file"]),
+                           sorted(files, key=lambda f: str(f.relative_to(ROOT)))):
+        (derivation,) = load_file(path)
+        assert read_srepr(entry["claim_srepr"]) == derivation.claim
+        assert entry["claim_latex"] == to_latex(derivation.claim) and "\\" in entry["claim_latex"]
