@@ -195,7 +195,7 @@ def _values(expr, dim: int, rng) -> list[float]:
         for a in range(1, dim + 1):
             for b in range(1, dim + 1):
                 concrete = concretise(expr, {n: sp.Integer(dim)}, {i: a, j: b})
-                point = {z[c]: sp.Float(logits[c - 1], 30) for c in range(1, dim + 1)}
+                point = {z[c]: sp.Float(float(logits[c - 1]), 30) for c in range(1, dim + 1)}
                 found.append(float(sp.N(concrete.xreplace(point), 30)))
     return found
 
