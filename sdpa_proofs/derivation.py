@@ -146,6 +146,15 @@ class Derivation:
 
         return derivation_math(self)
 
+    def verify(self, settings=None):
+        """Check this derivation as ``sdpa-proofs verify`` checks a file (sealed, so that only
+        what the checkers can read reaches them), under ``settings`` (a VerifySettings; the
+        defaults: every check, Monte Carlo included).  The report shows itself in Jupyter.
+        The engine is imported here, when asked for: the core itself imports none."""
+        from .runner import verify_derivation
+
+        return verify_derivation(self, settings)
+
 
 def justifications(by) -> list:
     """The rules a step names, as a list: one name or rule object, or several."""

@@ -66,6 +66,12 @@ class Answer:
     def latex(self) -> str:
         return f"{to_latex(self.question)} = {to_latex(self.closed_form)}"
 
+    def _repr_markdown_(self) -> str:
+        """How an answer shows itself in Jupyter: the closed form as mathematics, then the
+        value and the Monte Carlo estimate, if asked for."""
+        details = "\n".join(f"- {line}" for line in str(self).splitlines()[1:])
+        return f"Under `{self.model.name}`: ${self.latex()}$\n\n{details}".strip()
+
     def as_json(self) -> dict:
         """The answer as data: expressions as strings that ``parse_question`` reads back (plain
         ``sympify`` reads them too, but takes beta for SymPy's beta function)."""

@@ -88,3 +88,24 @@ def test_the_moment_command(tmp_path, capsys):
     assert "T means nothing" in capsys.readouterr().err
     assert main(["moment", "Var(S)", "--latex"]) == 0
     assert r"\operatorname{Var}" in capsys.readouterr().out
+
+
+def test_an_answer_shows_itself_in_jupyter_as_mathematics():
+    answer = moment("Var(S)", "shared-factor", d=8)
+    shown = answer._repr_markdown_()
+    assert shown.startswith("Under `shared-factor`: $") and answer.latex() in shown
+    assert "at d = 8" in shown
+
+
+def test_a_derivation_verifies_itself_as_the_runner_does():
+    from pathlib import Path
+
+    from sdpa_proofs import VerifySettings, verify_derivation
+    from sdpa_proofs.isolation import load_file
+
+    (derivation,) = load_file(Path(__file__).parent.parent / "derivations" / "mean_zero.py")
+    settings = VerifySettings(monte_carlo=False)
+    mine, runners = derivation.verify(settings), verify_derivation(derivation, settings)
+    assert mine.status == runners.status == "verified"
+    assert [m.model for m in mine.models] == [m.model for m in runners.models]
+    assert "| 1 |" in mine._repr_markdown_()
