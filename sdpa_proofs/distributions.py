@@ -45,6 +45,15 @@ class Family:
     def points_for_degree(self, degree: int) -> int:
         return degree // 2 + 1
 
+    #: the family's usual parameter, and the standard deviation it gives (families are
+    #: parametrised by the standard deviation here)
+    parameter = "sigma"
+
+    def sd_from(self, value) -> Expr:
+        """The standard deviation of the law whose usual parameter (``parameter``) is
+        ``value``: Uniform(-a, a) has sd a / sqrt(3), Laplace(0, b) sd sqrt(2) b."""
+        return sp.sympify(value)
+
 
 #: Gauss rules computed so far: (points, kind, digits) -> (nodes, weights).  mpmath takes
 #: about half a second for 128 points at 55 digits, so the checking workers send the rules they
@@ -80,6 +89,10 @@ class Uniform(Family):
     """Uniform on [-a, a] with a = sqrt(3) sigma."""
 
     end = sp.sqrt(3)
+    parameter = "half_width a"
+
+    def sd_from(self, value):
+        return sp.sympify(value) / sp.sqrt(3)
 
     def even_moment(self, n, sigma):
         return (sp.sqrt(3) * sigma) ** n / (n + 1)
@@ -99,6 +112,7 @@ class Rademacher(Family):
     """+sigma or -sigma with probability 1/2 each."""
 
     end, two_points = sp.S.One, True
+    parameter = "amplitude a (the values +-a)"
 
     def even_moment(self, n, sigma):
         return sigma ** n
@@ -121,6 +135,11 @@ class Rademacher(Family):
 
 class Laplace(Family):
     """Density e^(-|x|/b) / (2b) with b = sigma / sqrt(2)."""
+
+    parameter = "scale b"
+
+    def sd_from(self, value):
+        return sp.sqrt(2) * sp.sympify(value)
 
     def even_moment(self, n, sigma):
         return sp.factorial(n) * (sigma / sp.sqrt(2)) ** n

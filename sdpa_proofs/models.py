@@ -626,17 +626,52 @@ def _law(family: Family, sigma: Symbol) -> str:
     return family.latex.format(s=sp.latex(sigma))
 
 
-def independent(family: Family) -> LatentLinearModel:
-    """All 2d coordinates mutually independent with mean 0; q_i ~ family(sigma_q) and so on."""
+def independent(family: Family, sd_q: Expr = sigma_q, sd_k: Expr = sigma_k,
+                name: str = "") -> LatentLinearModel:
+    """All 2d coordinates mutually independent with mean 0; q_i ~ family with standard
+    deviation sd_q (sigma_q unless given: ``UNIFORM.sd_from(a)`` for Uniform(-a, a)), and so
+    on.  A model with other standard deviations is named after them unless ``name`` says."""
+    standard = (sd_q, sd_k) == (sigma_q, sigma_k)
     return LatentLinearModel(
-        name=f"independent-{family.name.lower()}",
+        name=name or f"independent-{family.name.lower()}" + (
+            "" if standard else f" (sd {sp.sstr(sd_q)}, {sp.sstr(sd_k)})"),
         title=f"independent {family.name} coordinates",
-        dimension=d, parameter_points=_points(sigma_q, sigma_k),
+        dimension=d, parameter_points=_points(sigma_q, sigma_k) if standard else [],
         latents=(Latent("u", family), Latent("w", family)),
-        loadings={q: {"u": sigma_q}, k: {"w": sigma_k}},
+        loadings={q: {"u": sd_q}, k: {"w": sd_k}},
         description=(r"All coordinates $q_i, k_i$ ($1 \le i \le d$) are mutually independent "
                      r"with mean $0$.",
-                     rf"$q_i \sim {_law(family, sigma_q)}$, $k_i \sim {_law(family, sigma_k)}$."))
+                     rf"$q_i \sim {_law(family, sd_q)}$, $k_i \sim {_law(family, sd_k)}$."))
+
+
+def from_covariance(covariance, means: dict | None = None, family: Family = NORMAL,
+                    vectors: tuple = (q, k), name: str = "", title: str = "",
+                    dimension: Symbol = d) -> LatentLinearModel:
+    """A model from the covariance of one coordinate's tuple (v_i for v in ``vectors``), the
+    tuples independent and identically distributed across i: v = m + L u, for the Cholesky
+    factor L of the covariance (C = L L^T) and independent standardised latents u of the
+    family.  Jointly Gaussian for NORMAL; for another family, linear combinations of its
+    latents with that covariance.  ``means`` maps a vector to its mean (default 0)."""
+    matrix = sp.Matrix(covariance)
+    if matrix.shape != (len(vectors), len(vectors)) or not matrix.is_symmetric():
+        raise BadInput(f"the covariance of {', '.join(map(str, vectors))} must be a symmetric "
+                       f"{len(vectors)} x {len(vectors)} matrix, not {matrix.tolist()}")
+    if matrix.is_positive_definite is False:
+        raise BadInput(f"the covariance {matrix.tolist()} is not positive definite, so it has no "
+                       "Cholesky factor")
+    factor = matrix.cholesky(hermitian=False)
+    names = [f"u{n + 1}" for n in range(len(vectors))]
+    loadings = {v: {names[c]: sp.simplify(factor[r, c]) for c in range(r + 1)
+                    if factor[r, c] != 0} for r, v in enumerate(vectors)}
+    return LatentLinearModel(
+        name=name, title=title or f"covariance {matrix.tolist()} per coordinate",
+        dimension=dimension, latents=tuple(Latent(x, family) for x in names),
+        loadings=loadings, means=dict(means or {}),
+        description=(rf"The tuples $({', '.join(f'{v}_i' for v in vectors)})$, $1 \le i \le "
+                     rf"{sp.latex(dimension)}$, are independent and identically distributed, "
+                     rf"with covariance ${sp.latex(matrix)}$" + (
+                         " (jointly Gaussian)" if family is NORMAL else
+                         f" ({family.name} latents mixed by its Cholesky factor)") + ".",))
 
 
 def aligned(family: Family) -> LatentLinearModel:

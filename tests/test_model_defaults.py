@@ -2,6 +2,8 @@
 title, dimension and parameter points get defaults, the points chosen to respect every
 assumption and to keep every loading real."""
 
+import dataclasses
+
 import pytest
 import sympy as sp
 
@@ -75,3 +77,75 @@ def test_a_derivation_written_in_a_notebook_cell_is_named_after_its_title():
     namespace = {}
     exec(compile(source, "/somewhere/my_claim.py", "exec"), namespace)  # noqa: S102
     assert namespace["made"].name == "my_claim"
+
+
+# ---- a family by its usual parameter, a model from a covariance ---------------------------
+
+def test_a_uniform_model_on_minus_a_to_a_has_variance_a_squared_over_3_and_corners_at_a():
+    """Uniform(-a, a) has variance a^2 / 3 (the integral of x^2 / (2a) over [-a, a]); the
+    points the checks try stay within [-a, a] and reach its ends."""
+    from sdpa_proofs import UNIFORM, independent, moment, sigma_q
+    from sdpa_proofs.supports import exact_points
+
+    b = sp.Symbol("b", positive=True)
+    model = independent(UNIFORM, UNIFORM.sd_from(a), UNIFORM.sd_from(b))
+    assert model.name != "independent-uniform"  # not the built-in model of that name
+    x = sp.Symbol("x", real=True)
+    by_hand = sp.integrate(x**2 / (2 * a), (x, -a, a))
+    assert sp.simplify(moment("Var(q[1])", model).closed_form - by_hand) == 0
+    assert sp.simplify(moment("Var(S)", model).closed_form - d * a**2 * b**2 / 9) == 0
+    point = model.parameter_points[0]
+    values = {v for p in exact_points(model, [q[1], q[2]], 2, point) for v in p.values()}
+    assert max(values) == point[a] and min(values) == -point[a]
+    assert UNIFORM.sd_from(a) != sigma_q and "a" in UNIFORM.parameter
+
+
+def test_a_laplace_model_by_its_scale_b_has_variance_2_b_squared():
+    from sdpa_proofs import LAPLACE, independent, moment
+
+    x = sp.Symbol("x", real=True)
+    by_hand = 2 * sp.integrate(x**2 * sp.exp(-x / a) / (2 * a), (x, 0, sp.oo))
+    model = independent(LAPLACE, LAPLACE.sd_from(a), LAPLACE.sd_from(a), name="laplace-b")
+    assert sp.simplify(moment("Var(k[1])", model).closed_form - by_hand) == 0
+
+
+def test_a_model_from_a_covariance_block_with_means_has_the_moments_of_that_gaussian():
+    """Var(q_i k_i) for a Gaussian pair with means (1, 0), sds s1, s2, correlation r is
+    s1^2 s2^2 (1 + r^2) + s2^2 (Isserlis with means, by hand); the pairs are i.i.d. in i."""
+    from sdpa_proofs import from_covariance, moment
+
+    s1, s2 = sp.symbols("s1 s2", positive=True)
+    model = from_covariance([[s1**2, r * s1 * s2], [r * s1 * s2, s2**2]], means={q: 1},
+                            name="my-pairs")
+    assert model.name == "my-pairs" and len(model.parameter_points) == 2
+    assert all(abs(point[r]) < 1 for point in model.parameter_points)
+    assert sp.simplify(moment("E[S]", model).closed_form - d * r * s1 * s2) == 0
+    by_hand = d * (s1**2 * s2**2 * (1 + r**2) + s2**2)
+    assert sp.simplify(moment("Var(S)", model).closed_form - by_hand) == 0
+
+
+def test_the_seeds_proof_breaks_under_a_correlated_covariance_where_it_uses_independence():
+    from pathlib import Path
+
+    from sdpa_proofs import from_covariance
+    from sdpa_proofs.isolation import load_file
+
+    model = from_covariance([[a**2, r * a**2], [r * a**2, a**2]], name="pairs")
+    (derivation,) = load_file(Path(__file__).parent.parent / "derivations" / "mean_zero.py")
+    what_if = dataclasses.replace(derivation, models=[model])
+    report = what_if.verify(VerifySettings(monte_carlo=False))
+    failing = [s.index for s in report.models[0].steps if s.rule_check.status == "fail"]
+    assert report.status == "failed" and failing == [2]  # E[q_i k_i] = E[q_i] E[k_i]
+    assert any("pairs" in a_ for a_ in report.assumptions)
+
+
+@pytest.mark.parametrize("covariance, why", [
+    ([[1, 2], [3, 1]], "symmetric"),
+    ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], "symmetric 2 x 2"),
+    ([[1, 2], [2, 1]], "not positive definite"),
+])
+def test_a_covariance_that_is_not_one_is_bad_input(covariance, why):
+    from sdpa_proofs import from_covariance
+
+    with pytest.raises(BadInput, match=why):
+        from_covariance(covariance)
