@@ -76,6 +76,36 @@ def _model(value: str) -> str:
     return value
 
 
+def _model_or_file(value: str) -> str:
+    """A bundled model's name, or FILE.py:VARIABLE naming a model of one's own (loaded when the
+    command runs)."""
+    if ".py:" in value:
+        path = Path(value.rsplit(":", 1)[0])
+        if not path.is_file():
+            raise argparse.ArgumentTypeError(f"{value!r}: no such file {str(path)!r}")
+        return value
+    return _model(value)
+
+
+def _user_model(spec: str):
+    """The model in FILE.py:VARIABLE: the file runs (it is the user's own code, for the user's
+    own question), and the variable must hold a Model."""
+    import runpy
+
+    from .errors import BadInput
+    from .models import Model
+
+    file, variable = spec.rsplit(":", 1)
+    try:
+        found = runpy.run_path(file).get(variable)
+    except Exception as error:  # noqa: BLE001 - a user's file may raise anything
+        raise BadInput(f"{file}: {type(error).__name__}: {error}") from error
+    if not isinstance(found, Model):
+        raise BadInput(f"{file}: {variable} is {'missing' if found is None else 'not a model'}; "
+                       f"give FILE.py:VARIABLE with a model such as from_covariance(...)")
+    return found
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="sdpa-proofs", description="Machine-checked derivations "
                                   "of why attention divides by sqrt(d_k).")
@@ -141,8 +171,10 @@ def parser() -> argparse.ArgumentParser:
                               "for symbolic d (and its value at a d, and Monte Carlo)")
     ask.add_argument("question", metavar="EXPR",
                      help='e.g. "Var(S)", "E[S**2]", "E[(S - Stilde)**2]/2"')
-    ask.add_argument("--model", type=_model, default="independent-normal", metavar="NAME",
-                     help="the model (default independent-normal)")
+    ask.add_argument("--model", type=_model_or_file, default="independent-normal",
+                     metavar="NAME|FILE.py:VARIABLE",
+                     help="a bundled model, or a model of your own: the variable of that name "
+                          "in a Python file (default independent-normal)")
     ask.add_argument("--d", type=int, metavar="D", help="also the value at this dimension, at "
                      "the model's first parameter point")
     ask.add_argument("--digits", type=int, default=30, metavar="N",
@@ -324,7 +356,8 @@ def _moment(args, console: Console, errors: Console) -> int:
         errors.print("error: --monte-carlo needs --d (the dimension to sample at)", style="red")
         return 2
     try:
-        answer = moment(args.question, args.model, d=args.d, digits=args.digits,
+        model = _user_model(args.model) if ".py:" in args.model else args.model
+        answer = moment(args.question, model, d=args.d, digits=args.digits,
                         monte_carlo=args.monte_carlo)
     except BadInput as error:
         errors.print(Text(f"error: {error}"), style="red")

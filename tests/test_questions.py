@@ -109,3 +109,21 @@ def test_a_derivation_verifies_itself_as_the_runner_does():
     assert mine.status == runners.status == "verified"
     assert [m.model for m in mine.models] == [m.model for m in runners.models]
     assert "| 1 |" in mine._repr_markdown_()
+
+
+def test_the_shell_asks_a_moment_under_a_model_of_ones_own(tmp_path, capsys):
+    """FILE.py:VARIABLE names a model defined in a file; the closed form is the hand one."""
+    from sdpa_proofs.cli import main
+
+    (tmp_path / "mine.py").write_text(
+        "from sympy import Symbol\nfrom sdpa_proofs import from_covariance, q\n"
+        "r, s = Symbol('r', real=True), Symbol('s', positive=True)\n"
+        "pairs = from_covariance([[s**2, r * s**2], [r * s**2, s**2]], means={q: 1},"
+        " name='pairs')\n")
+    target = tmp_path / "a.json"
+    code = main(["moment", "E[S]", "--model", f"{tmp_path / 'mine.py'}:pairs", "--json",
+                 str(target)])
+    assert code == 0 and "E[S] under pairs = d·r·s²" in capsys.readouterr().out
+    assert json.loads(target.read_text())["model"] == "pairs"
+    assert main(["moment", "E[S]", "--model", f"{tmp_path / 'mine.py'}:missing"]) == 2
+    assert "missing" in capsys.readouterr().err
