@@ -195,6 +195,21 @@ def parser() -> argparse.ArgumentParser:
     mutate.add_argument("--budget", type=_allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=f"time budget of each check (default {DEFAULT_BUDGET:g}; 0: none)")
 
+    report = commands.add_parser("report", help="check the derivations and write them as one "
+                                 "document, in English or Chinese (LaTeX; with --pdf, the PDF)")
+    report.add_argument("paths", nargs="*", metavar="PATH",
+                        help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
+                             "bundled catalogue)")
+    report.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
+                        help="folder for report-LANG.tex (and .pdf), made if missing")
+    report.add_argument("--lang", dest="languages", action="append", choices=("en", "zh"),
+                        help="en (pdflatex) or zh (xelatex with ctex); repeatable (default en)")
+    report.add_argument("--pdf", action="store_true", help="also compile each edition to PDF")
+    report.add_argument("--figures", type=Path, metavar="DIR",
+                        help="PNG figures to include (default: docs/figures, if there is one)")
+    report.add_argument("--no-monte-carlo", action="store_true",
+                        help="skip the Monte Carlo check")
+
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH",
                        help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
@@ -222,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
         return _scaling(args, console, errors)
     if args.command == "moment":
         return _moment(args, console, errors)
+    if args.command == "report":
+        return _report(args, paths, console, errors)
     if args.command == "growth":
         from .models import MODELS
 
@@ -434,24 +451,61 @@ def _scaling_json(row) -> dict:
 
 def _latex(paths: list[str], output: Path, console: Console, errors: Console) -> int:
     from .latex import document
-    from .models import resolve_models
-    from .registry import resolve
+    from .publish import resting_on
     from .report import write_atomically
-    from .runner import assumed
 
     derivations, status = _load(paths, errors)
     if not _written(errors, output, output.mkdir, 0o777, True, True):
         return 2
     for item, stem in zip(derivations, file_stems([d.name for d in derivations])):
         target = output / f"{stem}.tex"
-        rules = [r for step in item.steps for r in resolve(step.by)]
-        resting = assumed(resolve_models(item.models), rules)
         if not _written(errors, target, write_atomically, target,
-                        document(item, assumptions=resting)):
+                        document(item, assumptions=resting_on(item))):
             return 2
         note = "" if stem == item.name else f" (for {item.name}, from {item.file})"
         console.print(Text(f"wrote {target}{note}"))
     return status
+
+
+def _report(args, paths: list[str], console: Console, errors: Console) -> int:
+    """Check the derivations, then write the report in each language asked for (and compile
+    it): a file that does not load is reported and left out, the others still appear."""
+    import shutil
+
+    from .isolation import verify_paths
+    from .publish import Checked, CompileError, compile_pdf, report_document
+    from .report import write_atomically
+    from .runner import VerifySettings
+
+    derivations, status = _load(paths, errors)
+    with progress_line(errors) as say:
+        run = verify_paths(paths, VerifySettings(monte_carlo=not args.no_monte_carlo),
+                           lambda path, _: say(f"checked {path}"))
+    reports = {(d.file, d.name): d for d in run.derivations}
+    checked = [Checked(d, reports[(d.file, d.name)]) for d in derivations
+               if (d.file, d.name) in reports]
+    figures_from = args.figures or Path("docs/figures")
+    figures = sorted(figures_from.glob("*.png")) if figures_from.is_dir() else []
+    if not _written(errors, args.output, args.output.mkdir, 0o777, True, True):
+        return 2
+    if figures:
+        (args.output / "figures").mkdir(exist_ok=True)
+        for figure in figures:
+            shutil.copy(figure, args.output / "figures" / figure.name)
+    outcome = max(status, run.exit_code)
+    for lang in args.languages or ["en"]:
+        tex = args.output / f"report-{lang}.tex"
+        if not _written(errors, tex, write_atomically, tex,
+                        report_document(checked, lang, figures)):
+            return 2
+        console.print(Text(f"wrote {tex}"))
+        if args.pdf:
+            try:
+                console.print(Text(f"wrote {compile_pdf(tex, lang)}"))
+            except CompileError as error:
+                errors.print(Text(f"error: {error}"), style="red")
+                outcome = max(outcome, 2)
+    return outcome
 
 
 def file_stems(names: list[str]) -> list[str]:
@@ -471,3 +525,7 @@ def file_stems(names: list[str]) -> list[str]:
 
 def run() -> None:
     sys.exit(main())
+
+
+if __name__ == "__main__":  # python -m sdpa_proofs.cli, as python -m sdpa_proofs
+    run()

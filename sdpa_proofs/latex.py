@@ -4,6 +4,7 @@ and a standalone document per derivation (compiles with pdflatex, amsmath only).
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from sympy import Add, Expr
 from sympy.core.function import AppliedUndef
@@ -19,6 +20,7 @@ from .rules import Lemma
 from .sealing import UserRule
 from .texsafe import escape, text
 from .text import REACHING, in_reading_order
+from .translations import assumptions_in, translate
 
 
 class ProofPrinter(LatexPrinter):
@@ -61,6 +63,16 @@ class ProofPrinter(LatexPrinter):
 
     def _print_Mul(self, expr: Expr) -> str:
         return in_reading_order(self, expr, super()._print_Mul)
+
+    def _as_ordered_terms(self, expr: Expr, order=None) -> list:
+        """A sum's terms with the subtracted ones last, E[S^2] - E[S]^2 and d - 1 as they are
+        written by hand (SymPy keeps no record of the order typed, and its own order puts
+        -E[S]^2 first); within each group SymPy's order."""
+        terms = super()._as_ordered_terms(expr, order)
+        if not isinstance(expr, Add):
+            return terms
+        subtracted = [t for t in terms if t.could_extract_minus_sign()]
+        return [t for t in terms if t not in subtracted] + subtracted
 
     def _moment(self, template: str, expr: Expr, exp: str | None) -> str:
         printed = template % self._print(expr.args[0])
@@ -121,25 +133,26 @@ def to_latex(expr: Expr) -> str:
     return ProofPrinter().doprint(expr)
 
 
-def rule_citation(by) -> str:
+def rule_citation(by, lang: str = "en") -> str:
     """How a step's rules read in the margin: the built-in rules' own LaTeX; a lemma as its
     equation, printed here; anything of the user's as escaped text."""
     try:
         rules = resolve(by)
     except KeyError:
-        return text(str(by))
-    return "; ".join(_citation(r) for r in rules)
+        return text(str(by), lang != "en")
+    return "; ".join(_citation(r, lang) for r in rules)
 
 
-def _citation(rule) -> str:
+def _citation(rule, lang: str = "en") -> str:
+    say = partial(translate, lang=lang)
     if is_builtin(rule):
-        return rule.latex if rule.latex.startswith("$") else text(rule.latex)
+        return say(rule.latex) if rule.latex.startswith("$") else text(say(rule.latex), True)
     if isinstance(rule, Lemma):
         equation = rule.equation
-        return rf"by ${to_latex(equation.lhs)} = {to_latex(equation.rhs)}$"
+        return rf"{say('by')} ${to_latex(equation.lhs)} = {to_latex(equation.rhs)}$"
     if isinstance(rule, Cite):
-        return "by " + escape(rule.derivation.name)
-    return "by " + escape(str(getattr(rule, "name", "") or type(rule).__name__))
+        return say("by") + " " + escape(rule.derivation.name)
+    return say("by") + " " + escape(str(getattr(rule, "name", "") or type(rule).__name__))
 
 
 def derivation_math(derivation: Derivation) -> str:
@@ -147,57 +160,81 @@ def derivation_math(derivation: Derivation) -> str:
     return "$$" + _aligned(derivation, "alignedat", compact=True) + "$$"
 
 
-def _aligned(derivation: Derivation, environment: str, compact: bool = False) -> str:
-    lines = []
+def _aligned(derivation: Derivation, environment: str, compact: bool = False,
+             lang: str = "en") -> str:
+    """The chain lhs = e_1 = e_2 ..., one line per step.  Compact (Jupyter): each line cites its
+    rules beside it.  Otherwise each line is numbered, and the justifications follow as a list,
+    (n) rules: why, where no width of formula can push them off the page."""
+    lines, reasons = [], []
     for n, step in enumerate(derivation.steps, 1):
         left = to_latex(derivation.claim.lhs) if n == 1 else ""
-        margin = rf"\text{{({n}) {rule_citation(step.by)}}}"
-        if not compact and step.why:
-            margin = (rf"\parbox[t]{{0.3\linewidth}}{{\raggedright\footnotesize ({n}) "
-                      rf"{rule_citation(step.by)}: {text(step.why)}}}")
-        lines.append(rf"{left} &{LATEX_RELATIONS[step.rel]} {to_latex(step.expr)} &\qquad& "
-                     rf"{margin}")
-    return (rf"\begin{{{environment}}}{{2}}" + " \\\\\n".join(lines) +
-            rf"\end{{{environment}}}")
+        citation = rule_citation(step.by, lang)
+        if compact:
+            lines.append(rf"{left} &{LATEX_RELATIONS[step.rel]} {to_latex(step.expr)} "
+                         rf"&\qquad& \text{{({n}) {citation}}}")
+            continue
+        lines.append(rf"{left} &{LATEX_RELATIONS[step.rel]} {to_latex(step.expr)} \tag{{{n}}}")
+        why = text(step.why, lang != "en")
+        # a reason that only repeats the rule's name (in either language) is said once
+        repeats = why.strip(" .") in (citation.strip(" ."), rule_citation(step.by).strip(" ."))
+        reasons.append(rf"\item[({n})] {citation}" + ("" if not step.why or repeats
+                                                     else f": {why}"))
+    if compact:
+        return (rf"\begin{{{environment}}}{{2}}" + " \\\\\n".join(lines) +
+                rf"\end{{{environment}}}")
+    return ("\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}\n"
+            "\\begin{itemize}\\footnotesize\n" + "\n".join(reasons) + "\n\\end{itemize}")
 
 
-def _definitions(derivation: Derivation) -> str:
+def claim_latex(derivation: Derivation) -> str:
+    return (f"{to_latex(derivation.claim.lhs)} {LATEX_RELATIONS[derivation.relation]} "
+            f"{to_latex(derivation.claim.rhs)}")
+
+
+def _definitions(derivation: Derivation, lang: str = "en") -> str:
     if not derivation.where:
         return ""
     parts = ", ".join(f"{to_latex(k)} = {to_latex(v)}" for k, v in derivation.where.items())
-    return rf" where ${parts}$"
+    return rf" {translate('where', lang)} ${parts}$"
 
 
-def _verification(report: DerivationReport | None) -> str:
+def _distinct(derivation: Derivation, lang: str = "en") -> str:
+    return "".join(rf" {translate('for', lang)} ${to_latex(a)} \neq {to_latex(b)}$"
+                   for a, b in (sorted(p, key=str) for p in derivation.distinct))
+
+
+def _verification(report: DerivationReport | None, lang: str = "en") -> str:
     if report is None or not report.models:
         return ""
+    say = partial(translate, lang=lang)
     rows = []
     for m in report.models:
         digits = [s.numeric_check.digits for s in m.steps if s.numeric_check.digits is not None]
         mc = ", ".join(f"${escape(r.dimension)}={r.d}$: {r.estimate:.4g} "
                        f"[{r.ci_low:.4g}, {r.ci_high:.4g}]"
                        for r in m.monte_carlo if r.status != "n/a") or "--"
-        rows.append(rf"{text(m.model)} & {text(m.status)} & "
+        rows.append(rf"{text(m.model)} & {say(m.status)} & "
                     rf"{min(digits) if digits else 0:.0f} & {mc} \\")
-    return ("\n\\paragraph{Machine check.} Every step was checked by its rule and by exact "
-            "moments for symbolic $d$, and integrated numerically at $d = 1, 2, 3$; the final "
-            "claim was estimated by Monte Carlo (95\\% intervals).\n\n"
-            "\\begin{center}\\footnotesize\\begin{tabular}{llrp{0.5\\linewidth}}\n"
-            "model & status & digits & Monte Carlo \\\\ \\hline\n" + "\n".join(rows) +
-            "\n\\end{tabular}\\end{center}\n")
+    return (f"\n\\paragraph{{{say('Machine check.')}}} " + say(
+        "Every step was checked by its rule and by exact moments for symbolic $d$, and "
+        "integrated numerically at $d = 1, 2, 3$; the final claim was estimated by Monte Carlo "
+        "(95\\% intervals).") + "\n\n"
+        "\\begin{center}\\footnotesize\\begin{tabular}{llrp{0.5\\linewidth}}\n"
+        f"{say('model')} & {say('status')} & {say('digits')} & {say('Monte Carlo')} "
+        "\\\\ \\hline\n" + "\n".join(rows) + "\n\\end{tabular}\\end{center}\n")
+
+
+def model_items(derivation: Derivation, lang: str = "en") -> list[str]:
+    """The models' titles and assumptions, one list item each."""
+    return [rf"\item \emph{{{text(translate(model.title, lang), lang != 'en')}}}: "
+            + " ".join(text(a, lang != "en") for a in assumptions_in(model, lang))
+            for model in resolve_models(derivation.models)]
 
 
 def document(derivation: Derivation, report: DerivationReport | None = None,
              assumptions: list = ()) -> str:
     """A standalone article: title, the models' assumptions, the claim, the proof (and what it
     rests on beyond the toolkit's trusted base), the check."""
-    laws = [rf"\item \emph{{{text(model.title)}}}: " + " ".join(map(text, model.assumptions()))
-            for model in resolve_models(derivation.models)]
-    resting = [_assumption(x) for x in assumptions]
-    claim = (f"{to_latex(derivation.claim.lhs)} {LATEX_RELATIONS[derivation.relation]} "
-             f"{to_latex(derivation.claim.rhs)}")
-    distinct = "".join(rf" for ${to_latex(a)} \neq {to_latex(b)}$"
-                       for a, b in (sorted(p, key=str) for p in derivation.distinct))
     return "\n".join([
         r"\documentclass[11pt]{article}",
         r"\usepackage{amsmath,amssymb}",
@@ -205,36 +242,52 @@ def document(derivation: Derivation, report: DerivationReport | None = None,
         r"\allowdisplaybreaks",
         r"\begin{document}",
         rf"\section*{{{text(derivation.title or derivation.name)}}}",
-        r"\paragraph{Assumptions.} The claim is asserted under each of these models:",
-        r"\begin{itemize}", *laws, r"\end{itemize}",
-        rf"\paragraph{{Claim.}} \[ {claim} \]{_definitions(derivation)}{distinct}"
-        + ("." if derivation.where or derivation.distinct else ""),
-        r"\paragraph{Proof.}",
-        _aligned(derivation, "alignat*"),
-        _resting_on(resting),
-        text(derivation.notes),
-        _verification(report),
+        derivation_body(derivation, report, assumptions),
         r"\end{document}", ""])
 
 
-def _assumption(assumed) -> str:
+def derivation_body(derivation: Derivation, report: DerivationReport | None = None,
+                    assumptions: list = (), lang: str = "en") -> str:
+    """Assumptions, claim, proof, what it rests on, notes and the machine check: the body of a
+    derivation's section, in the language asked for (the formulas are the same in each)."""
+    say = partial(translate, lang=lang)
+    resting = [_assumption(x, lang) for x in assumptions]
+    return "\n".join([
+        rf"\paragraph{{{say('Assumptions.')}}} "
+        + say("The claim is asserted under each of these models:"),
+        r"\begin{itemize}", *model_items(derivation, lang), r"\end{itemize}",
+        rf"\paragraph{{{say('Claim.')}}} \[ {claim_latex(derivation)} \]"
+        + _definitions(derivation, lang) + _distinct(derivation, lang)
+        + ("." if derivation.where or derivation.distinct else ""),
+        rf"\paragraph{{{say('Proof.')}}}",
+        _aligned(derivation, "align*", lang=lang),
+        _resting_on(resting, lang),
+        text(derivation.notes, lang != "en"),
+        _verification(report, lang)])
+
+
+def _assumption(assumed, lang: str = "en") -> str:
     """A model, user rule or lemma that a proof rests on (see runner.assumed), in LaTeX."""
+    say = partial(translate, lang=lang)
     if isinstance(assumed, Lemma):
         equation = assumed.equation
-        return (rf"the lemma {text(assumed.label)}, ${to_latex(equation.lhs)} = "
-                rf"{to_latex(equation.rhs)}$, established by the exact engine under each model")
+        return (rf"{say('the lemma')} ${to_latex(equation.lhs)} = {to_latex(equation.rhs)}$, "
+                + say("established by the exact engine under each model"))
     if isinstance(assumed, UserRule):
-        return (rf"the rule \texttt{{{text(assumed.name)}}} of the user's own code "
+        return (rf"{say('the rule')} \texttt{{{text(assumed.name)}}} "
+                rf"{say('of the user' + chr(39) + 's own code')} "
                 rf"(\texttt{{{text(assumed.origin)}}})")
-    return rf"the model \texttt{{{text(assumed.name)}}}, defined by the user"
+    return rf"{say('the model')} \texttt{{{text(assumed.name)}}}, {say('defined by the user')}"
 
 
-def _resting_on(assumptions: list[str]) -> str:
+def _resting_on(assumptions: list[str], lang: str = "en") -> str:
     if not assumptions:
         return ""
     items = "\n".join(rf"\item {a}" for a in assumptions)
-    return ("\\paragraph{The proof rests on.} Beyond the toolkit's trusted base, on:\n"
+    return (f"\\paragraph{{{translate('The proof rests on.', lang)}}} "
+            f"{translate('Beyond the toolkit' + chr(39) + 's trusted base, on:', lang)}\n"
             rf"\begin{{itemize}}{items}\end{{itemize}}")
 
 
-__all__ = ["ProofPrinter", "to_latex", "document", "derivation_math"]
+__all__ = ["ProofPrinter", "claim_latex", "derivation_body", "derivation_math", "document",
+           "to_latex"]

@@ -40,11 +40,13 @@ _CONTENT = {"letters": re.compile(r"[A-Za-z0-9 ]+"),
             "words": re.compile(r"[A-Za-z0-9 .,;:!?'()/-]*")}
 
 
-def escape(prose: str) -> str:
+def escape(prose: str, unicode: bool = False) -> str:
     """Plain text for TeX's text mode: every special character escaped, Greek letters and a
     few mathematical signs as their TeX, any other non-ASCII character by its code point (a
-    pdflatex document has no glyph for it)."""
-    return "".join(_SPECIAL.get(c, c) if ord(c) < 128 else _unicode(c) for c in str(prose))
+    pdflatex document has no glyph for it) or, with ``unicode`` (a xelatex document with CJK
+    fonts), as itself."""
+    return "".join(_SPECIAL.get(c, c) if ord(c) < 128 else _unicode(c, unicode)
+                   for c in str(prose))
 
 
 _UNICODE = {"·": r"$\cdot$", "≤": r"$\le$", "≥": r"$\ge$", "≠": r"$\neq$", "√": r"$\surd$",
@@ -54,7 +56,7 @@ _UNICODE = {"·": r"$\cdot$", "≤": r"$\le$", "≥": r"$\ge$", "≠": r"$\neq$"
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
 
 
-def _unicode(c: str) -> str:
+def _unicode(c: str, unicode: bool = False) -> str:
     if c in _UNICODE:
         return _UNICODE[c]
     if c in _SUPERSCRIPTS:
@@ -67,15 +69,17 @@ def _unicode(c: str) -> str:
             return f"${chr(92)}{capital}$" if capital in _CAPITALS else c.upper().translate(
                 str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧ", "ABEZHIKMNOPTX"))
         return f"${chr(92)}{letter}$"
+    if unicode and unicodedata.category(c)[0] in "LPSN" and not unicodedata.category(c) == "So":
+        return c
     return rf"\texttt{{[U+{ord(c):04X}]}}"
 
 
-def text(prose: str) -> str:
+def text(prose: str, unicode: bool = False) -> str:
     """Prose for text mode: a $...$ whose math is safe passes through as math; everything else,
-    unpaired $ included, is escaped."""
+    unpaired $ included, is escaped (see escape for ``unicode``)."""
     parts = re.split(r"(\$[^$]+\$)", str(prose))
     return "".join(p if len(p) > 2 and p[0] == p[-1] == "$" and safe_math(p[1:-1])
-                   else escape(p) for p in parts)
+                   else escape(p, unicode) for p in parts)
 
 
 def safe_math(body: str) -> bool:
