@@ -50,6 +50,10 @@ class Model:
         """Deterministic indexed quantities the model gives values (covariance entries)."""
         return ()
 
+    def parameter_rank(self, parameter: IndexedBase) -> int:
+        """How many indices an indexed parameter takes (a mean vector 1, a matrix 2)."""
+        return 1
+
     def assumptions(self) -> list[str]:
         """The model's assumptions as LaTeX sentences."""
         raise NotImplementedError
@@ -184,6 +188,8 @@ class LatentLinearModel(Model):
                                           for c in loads.values())]
                              for x in sp.sympify(e).free_symbols
                              if x != self.dimension and not x.is_integer}, key=str)
+        if not parameters:
+            return [{}]  # nothing to vary: the model's one law
         rng, points = random.Random(20261130), []
         for _ in range(200):
             point = {x: random_value(x, rng) for x in parameters}
@@ -488,6 +494,9 @@ class GaussianMatrixModel(Model):
     def is_gaussian(self) -> bool:
         return True
 
+    def parameter_rank(self, parameter):
+        return 2 if parameter in (Sigma_qq, Sigma_kk, Sigma_qk) else 1
+
     def assumptions(self):
         means = r"means $m_q, m_k$" if self.with_means else r"mean $0$"
         if self.given_query:
@@ -652,6 +661,9 @@ def from_covariance(covariance, means: dict | None = None, family: Family = NORM
     factor L of the covariance (C = L L^T) and independent standardised latents u of the
     family.  Jointly Gaussian for NORMAL; for another family, linear combinations of its
     latents with that covariance.  ``means`` maps a vector to its mean (default 0)."""
+    if len(set(vectors)) < len(vectors):
+        raise BadInput(f"from_covariance: the vectors {', '.join(map(str, vectors))} repeat one; "
+                       "the covariance is of distinct vectors (Cov(q_i, q_i) is Var(q_i))")
     matrix = sp.Matrix(covariance)
     if matrix.shape != (len(vectors), len(vectors)) or not matrix.is_symmetric():
         raise BadInput(f"the covariance of {', '.join(map(str, vectors))} must be a symmetric "

@@ -21,13 +21,21 @@ from sympy import Expr
 
 from . import expressions, models, symbols
 from .errors import BadInput
-from .expressions import MOMENT_FUNCTIONS, index_symbols, moment_atoms, random_coordinates, unfold
+from .expressions import (
+    MOMENT_FUNCTIONS,
+    index_symbols,
+    is_random_coordinate,
+    moment_atoms,
+    random_coordinates,
+    unfold,
+)
 from .latex import to_latex
 from .limits import Lim
-from .models import Model, get_model
+from .models import MODELS, Model, get_model
 from .moments import ExactEvaluator
 from .montecarlo import check_claim
 from .text import show
+from .validation import parameter_domains
 from .verdicts import MonteCarloResult
 
 ABBREVIATIONS = {symbols.S: symbols.dot_product, symbols.S_tilde: symbols.other_dot_product}
@@ -96,6 +104,8 @@ def moment(question: str | Expr, model: str | Model, where: dict | None = None,
     model's first parameter point unless given) to ``digits`` digits, and with
     ``monte_carlo`` a Monte Carlo estimate there."""
     model = get_model(model) if isinstance(model, str) else model
+    if MODELS.get(model.name) is not model:  # a model of one's own: its points checked first
+        parameter_domains(model)
     asked = parse_question(question) if isinstance(question, str) else sp.sympify(question)
     unfolded = unfold(asked, {**ABBREVIATIONS, **(where or {})})
     _check_names(asked, unfolded, model)
@@ -225,6 +235,12 @@ def _check_names(asked: Expr, unfolded: Expr, model: Model) -> None:
     if outside:
         raise BadInput(f"{show(asked)}: {show(sorted(outside, key=str)[0])} stands outside any "
                        "moment")
+    strangers = sorted({c.base for c in unfolded.atoms(sp.Indexed) if is_random_coordinate(c)}
+                       - set(model.vectors), key=str)
+    if strangers:
+        raise BadInput(f"{show(asked)}: model {model.name} has no law for "
+                       f"{', '.join(str(v.label) for v in strangers)} (it knows "
+                       f"{', '.join(str(v.label) for v in model.vectors)})")
     known = {model.dimension} | set(model.parameter_points[0]) | index_symbols(unfolded) | \
         {x.base.label for x in unfolded.atoms(sp.Indexed)}
     unknown = sorted((s for s in unfolded.free_symbols

@@ -407,6 +407,10 @@ def _coordinate_fits(place: str, coordinate: Indexed, model: Model) -> None:
             raise BadInput(f"{place}: {show(coordinate)} is neither a coordinate of a random "
                            f"vector nor a parameter of model {model.name}; an abbreviation "
                            f"needs where={{...}} (for p_i: where=softmax_abbreviations)")
+        rank = model.parameter_rank(coordinate.base)
+        if len(coordinate.indices) != rank:
+            raise BadInput(f"{place}: {show(coordinate)} has {len(coordinate.indices)} "
+                           f"indices; {coordinate.base.label} takes {rank}")
         return
     if coordinate.base not in model.vectors:
         raise BadInput(f"{place}: model {model.name} has no law for the random vector "

@@ -43,7 +43,8 @@ def test_document_and_jupyter_rendering():
                             models=["independent-normal"], title="sd of a coordinate")
     tex = document(derivation)
     assert tex.startswith(r"\documentclass") and tex.rstrip().endswith(r"\end{document}")
-    assert r"\begin{alignat*}{2}" in tex and "definition of standard deviation" in tex
+    assert r"\begin{align*}" in tex and r"\tag{2}" in tex
+    assert r"\item[(1)] definition of standard deviation: by definition" in tex
     assert r"\mathcal{N}(0, \sigma_{q}^2)" in tex
     jupyter = derivation._repr_latex_()
     assert jupyter.startswith("$$") and r"\begin{alignedat}{2}" in jupyter
@@ -60,3 +61,20 @@ def test_a_sum_or_derivative_before_another_factor_is_bracketed():
     assert to_latex(SumOverDistinct(q[i] * q[j], i, j, d) * k[1]).startswith(
         r"\left(\sum_{i \neq j}")
     assert to_latex(d * Sum(q[i], (i, 1, d))) == r"d \sum_{i=1}^{d} {q}_{i}"
+
+
+def test_terms_subtracted_print_last_and_a_reason_that_repeats_its_rule_is_said_once():
+    """E[S^2] - E[S]^2 and d (d - 1), as written by hand; no 'definition of variance:
+    definition of variance'."""
+    from sdpa_proofs import E, S, d
+    from sdpa_proofs.latex import to_latex
+
+    assert to_latex(E(S**2) - E(S)**2).index("S^{2}") < to_latex(E(S**2) - E(S)**2).index("-")
+    assert "d - 1" in to_latex(d * (d - 1))
+    derivation = Derivation(claim=Eq(SD(q[1]), sigma_q),
+                            steps=[Step(sqrt(Var(q[1])), "sd_definition",
+                                        "definition of standard deviation"),
+                                   Step(sigma_q, ["model_variance", "algebra"])],
+                            models=["independent-normal"])
+    tex = document(derivation)
+    assert tex.count("definition of standard deviation") == 1

@@ -149,3 +149,34 @@ def test_a_covariance_that_is_not_one_is_bad_input(covariance, why):
 
     with pytest.raises(BadInput, match=why):
         from_covariance(covariance)
+
+
+def test_a_covariance_of_a_vector_with_itself_is_bad_input():
+    """(q_i, q_i) cannot have covariance [[1, 0], [0, 4]]: Cov(q_i, q_i) is Var(q_i); the
+    model built from it kept the last block only, and E[q_1^2] = 4 verified (review, round 19)."""
+    from sdpa_proofs import from_covariance
+
+    with pytest.raises(BadInput, match="repeat"):
+        from_covariance([[1, 0], [0, 4]], vectors=(q, q))
+
+
+def test_a_covariance_of_numbers_makes_a_model_with_its_one_law():
+    from sdpa_proofs import from_covariance, moment
+
+    model = from_covariance([[1, sp.Rational(1, 2)], [sp.Rational(1, 2), 1]], name="numbers")
+    assert model.parameter_points == [{}]
+    assert moment("E[S]", model).closed_form == d / 2
+
+
+def test_a_moment_under_a_model_of_ones_own_checks_its_points_and_its_vectors():
+    from sdpa_proofs import moment
+
+    bogus = LatentLinearModel(name="bogus", latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                              loadings={q: {"u": 1}, k: {"u": r, "w": sp.sqrt(1 - r**2)}},
+                              parameter_points=[{r: 2}, {r: 3}])
+    with pytest.raises(BadInput, match="not a real number"):
+        moment("E[S**2]", bogus, d=3)
+    only_q = LatentLinearModel(name="only-q", latents=(Latent("u", NORMAL),),
+                               loadings={q: {"u": 1}})
+    with pytest.raises(BadInput, match="no law for k"):
+        moment("Var(S)", only_q)

@@ -1139,3 +1139,18 @@ def test_a_maximum_over_coordinates_beyond_the_dimension_is_bad_input(tmp_path, 
     write(tmp_path, "beyond.py", MAX_BEYOND)
     code, output, _ = verify(tmp_path, capsys=capsys)
     assert code == 2 and "maximum over l runs from 1 to n + 1" in output and "beyond.py" in output
+
+
+# ---- round 19: parameters of the right shape, at dimensions that have them ------------------
+
+@pytest.mark.parametrize("claim, expected", [
+    ("Eq(E(query_value[i, j] * k[1]), query_value[i, j] * m_k[1])", 2),  # u takes one index
+    ("Eq(E(query_value[7] * k[1]), query_value[7] * m_k[1])", 1),  # u_7 needs d >= 7
+])
+def test_indexed_parameters_take_their_own_number_of_indices(claim, expected, tmp_path, capsys):
+    write(tmp_path, "parameters.py", HEADER + f'''
+derivation = Derivation(claim={claim}, models=["gaussian-row-given-query"],
+                        steps=[Step({claim}.rhs, ["linearity", "isserlis"])])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == expected and "internal error" not in output
