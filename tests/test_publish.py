@@ -119,3 +119,16 @@ def test_the_bundled_report_compiles_in_both_languages(tmp_path, capsys):
     names = [d.name for d in load_paths([str(ROOT / "derivations")])]
     for lang in ("en", "zh"):
         assert_compiled(tmp_path / f"report-{lang}.pdf", names)
+
+
+@pytest.mark.parametrize("name", ["rules.md", "models.md"])
+def test_the_references_in_docs_are_the_ones_the_code_writes(name):
+    """docs/rules.md and docs/models.md come from the rules and models themselves; regenerate
+    with `python -m sdpa_proofs.references docs` after changing either."""
+    from sdpa_proofs.models import MODELS
+    from sdpa_proofs.references import REFERENCES
+
+    written = (ROOT / "docs" / name).read_text(encoding="utf-8")
+    assert written == REFERENCES[name]() + "\n"
+    every = RULES if name == "rules.md" else MODELS
+    assert all(f"## `{key}`" in written for key in every)
