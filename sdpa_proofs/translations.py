@@ -127,6 +127,42 @@ ZH_ASSUMPTIONS = {
     "correlated-normal-means": [
         r"各对 $(q_i, k_i)$（$1 \le i \le d$）相互独立；每一对都是均值为 $\mu_q, \mu_k$ 的"
         r"联合高斯分布，方差为 $\sigma_q^2, \sigma_k^2$，相关系数为 $\rho$。"],
+    "shared-factor": [
+        r"$q_i = \alpha z + \sigma_q e_i$，$k_i = \beta z' + \sigma_k f_i$，其中 $z' = z$；"
+        r"$z, z', e_i, f_i$ 是相互独立的标准高斯变量。"],
+    "separate-factors": [
+        r"$q_i = \alpha z + \sigma_q e_i$，$k_i = \beta z' + \sigma_k f_i$，其中 $z'$ 与 $z$ "
+        r"独立；$z, z', e_i, f_i$ 是相互独立的标准高斯变量。"],
+    "gaussian": [
+        r"$(q, k)$ 服从均值为 $0$ 的联合高斯分布，协方差分块为 "
+        r"$\Sigma_{qq} = \operatorname{Cov}(q)$、$\Sigma_{kk} = \operatorname{Cov}(k)$ 与 "
+        r"$(\Sigma_{qk})_{ij} = \operatorname{Cov}(q_i, k_j)$。"],
+    "gaussian-means": [
+        r"$(q, k)$ 服从均值为 $m_q, m_k$ 的联合高斯分布，协方差分块为 "
+        r"$\Sigma_{qq} = \operatorname{Cov}(q)$、$\Sigma_{kk} = \operatorname{Cov}(k)$ 与 "
+        r"$(\Sigma_{qk})_{ij} = \operatorname{Cov}(q_i, k_j)$。"],
+    "row-factor": [
+        r"$q_i = \alpha z + \sigma_q e_i$，$k_i = \mu_k + \beta z + \sigma_k f_i$，"
+        r"$\tilde k_i = \mu_k + \beta z + \sigma_k g_i$；$z, e_i, f_i, g_i$ 是相互独立的"
+        r"标准高斯变量。",
+        r"因子 $z$ 与键的均值 $\mu_k$ 为整行所共有。"],
+    "key-factors": [
+        r"$q_i = \alpha z + \sigma_q e_i$，$k_i = \beta z_1 + \sigma_k f_i$，"
+        r"$\tilde k_i = \beta z_2 + \sigma_k g_i$；$z, z_1, z_2, e_i, f_i, g_i$ 是相互独立的"
+        r"标准高斯变量。",
+        r"每个键都有自己的因子。"],
+    "aligned-key": [
+        r"各对 $(q_i, k_i)$ 服从均值为 $0$ 的联合高斯分布，方差为 $\sigma_q^2, \sigma_k^2$，"
+        r"相关系数为 $\rho$（查询要找的键）；$\tilde k_i \sim \mathcal{N}(0, \sigma_k^2)$ 与"
+        r"二者独立（同一行的另一个键）；$d$ 个坐标相互独立。"],
+    "gaussian-row": [
+        r"$q$ 与 $k$ 是相互独立的高斯向量，均值为 $m_q, m_k$，协方差为 "
+        r"$\Sigma_{qq} = \operatorname{Cov}(q)$、$\Sigma_{kk} = \operatorname{Cov}(k)$："
+        r"查询所在行的一个键，与查询独立。"],
+    "gaussian-row-given-query": [
+        r"$k$ 是均值为 $m_k$、协方差为 $\Sigma_{kk}$ 的高斯向量，与查询独立抽取；查询固定为 "
+        r"$q = u$：给定 $q = u$ 时 $k$ 的分布就是它本身的分布，因此这里的每个矩都是给定 "
+        r"$q = u$ 的条件矩。"],
     "gaussian-logits": [r"logit $z_1, \dots, z_n$ 相互独立，服从 $\mathcal{N}(0, s^2)$。"],
     "uniform-logits": [r"logit $z_1, \dots, z_n$ 相互独立，在 $[0, R]$ 上均匀分布，"
                        r"因此 $\max_i z_i - \min_i z_i \le R$。"],
@@ -146,4 +182,17 @@ def assumptions_in(model, lang: str) -> list[str]:
     translation keeps its English sentences)."""
     if lang == "zh" and model.name in ZH_ASSUMPTIONS:
         return ZH_ASSUMPTIONS[model.name]
+    if lang == "zh" and model.name.startswith("init-"):
+        return [_initialisation_zh(model)]
     return model.assumptions()
+
+
+def _initialisation_zh(model) -> str:
+    """q = W_Q x, k = W_K y at initialisation, with the weights' law as the English sentence
+    writes it (a formula, the same in both editions)."""
+    law = model.assumptions()[0].rsplit("are independent, ", 1)[-1].rstrip(".")
+    token = r"同一个 token，$x = y$" if "same-token" in model.name else \
+        r"token $x, y \in \mathbb{R}^3$"
+    key = "x" if "same-token" in model.name else "y"
+    return (rf"$q = W_Q x$，$k = W_K {key}$，其中 {token}；$W_Q$ 与 $W_K$ 的元素相互独立，"
+            rf"服从 {law}。")

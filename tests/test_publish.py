@@ -60,6 +60,16 @@ def test_every_rule_and_every_bundled_model_speaks_chinese():
                if not rule.latex.startswith("$") and rule.latex not in ZH]
     assert not missing, missing
     assert not [m.title for m in MODELS.values() if translate(m.title, "zh") == m.title]
+    from sdpa_proofs.translations import assumptions_in
+
+    assert not [name for name, m in MODELS.items()
+                if assumptions_in(m, "zh") == m.assumptions()]
+    # the mathematics in them is the English sentences': no symbol of its own
+    for model in MODELS.values():
+        english, chinese = ({token for formula in re.findall(r"\$([^$]+)\$", " ".join(sentences))
+                             for token in re.findall(r"\\?[A-Za-z]+", formula)}
+                            for sentences in (model.assumptions(), assumptions_in(model, "zh")))
+        assert chinese <= english | {"d"}, (model.name, chinese - english)
 
 
 @needs("en")
