@@ -476,14 +476,17 @@ def _report(args, paths: list[str], console: Console, errors: Console) -> int:
     from .publish import Checked, CompileError, compile_pdf, report_document
     from .report import write_atomically
     from .runner import VerifySettings
+    from .sealing import unseal
 
-    derivations, status = _load(paths, errors)
+    pairs: list = []
     with progress_line(errors) as say:
         run = verify_paths(paths, VerifySettings(monte_carlo=not args.no_monte_carlo),
-                           lambda path, _: say(f"checked {path}"))
-    reports = {(d.file, d.name): d for d in run.derivations}
-    checked = [Checked(d, reports[(d.file, d.name)]) for d in derivations
-               if (d.file, d.name) in reports]
+                           lambda path, _: say(f"checked {path}"), pairs)
+    for failed in run.derivations:
+        if failed.error:
+            errors.print(Text(f"error: {failed.error}"), style="red")
+    # each derivation as it was sealed and checked, rebuilt here: no user code runs again
+    checked = [Checked(unseal(item), report) for item, report in pairs]
     figures_from = args.figures or Path("docs/figures")
     figures = sorted(figures_from.glob("*.png")) if figures_from.is_dir() else []
     if not _written(errors, args.output, args.output.mkdir, 0o777, True, True):
@@ -492,7 +495,7 @@ def _report(args, paths: list[str], console: Console, errors: Console) -> int:
         (args.output / "figures").mkdir(exist_ok=True)
         for figure in figures:
             shutil.copy(figure, args.output / "figures" / figure.name)
-    outcome = max(status, run.exit_code)
+    outcome = run.exit_code
     for lang in args.languages or ["en"]:
         tex = args.output / f"report-{lang}.tex"
         if not _written(errors, tex, write_atomically, tex,

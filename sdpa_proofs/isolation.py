@@ -280,10 +280,13 @@ FileProgress = Callable[[str, list], None]
 
 
 def verify_paths(paths: list[str], settings: VerifySettings | None = None,
-                 progress: FileProgress | None = None) -> RunReport:
+                 progress: FileProgress | None = None,
+                 checked: list | None = None) -> RunReport:
     """Load and check every derivation file under ``paths``, each in its own workers; files
     that do not load become error entries, and the others are still checked.  ``progress``
-    hears of each file as it finishes, with its reports.
+    hears of each file as it finishes, with its reports; ``checked``, when given, receives
+    (sealed derivation, its report) for every derivation checked: what a renderer shows must
+    be what was checked, not the file loaded again.
 
     All files are loaded first; then one sampler backs every claim by Monte Carlo (drawing
     once for all of them) while the checkers check the steps."""
@@ -319,6 +322,8 @@ def verify_paths(paths: list[str], settings: VerifySettings | None = None,
     run_tasks(tasks, settings.jobs)
     for path in files:
         run.derivations.extend(results.get(path, []))
+        if checked is not None and path in sealed:
+            checked.extend(zip(sealed[path], results.get(path, []), strict=True))
     _merge_samples(results, samples, progress)
     if not files and not errors:
         run.derivations.append(DerivationReport(

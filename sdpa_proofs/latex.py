@@ -18,7 +18,7 @@ from .registry import is_builtin, resolve
 from .report import DerivationReport
 from .rules import Lemma
 from .sealing import UserRule
-from .texsafe import escape, text
+from .texsafe import escape, safe_math, text
 from .text import REACHING, in_reading_order
 from .translations import assumptions_in, translate
 
@@ -47,17 +47,27 @@ class ProofPrinter(LatexPrinter):
         return super()._needs_mul_brackets(expr, first, last)
 
     def _print_Symbol(self, expr: Expr, style: str = "plain") -> str:
+        """SymPy's rendering (sigma_q as \\sigma_{q}) when it is math the document can set;
+        a name SymPy would turn into a command it does not load (xscr as \\mathscr{x}) or
+        one that is not an identifier prints as escaped text."""
         if _IDENTIFIER.fullmatch(expr.name):
-            return super()._print_Symbol(expr, style)
+            printed = super()._print_Symbol(expr, style)
+            if safe_math(printed):
+                return printed
         return r"\text{%s}" % escape(expr.name)
 
     _print_Dummy = _print_Symbol
 
     def _print_Function(self, expr: Expr, exp: str | None = None) -> str:
+        """A function of the user's own prints as its name (never as the TeX command of the
+        same name: f called frac is not a fraction)."""
         name = expr.func.__name__
-        if isinstance(expr, AppliedUndef) and not _IDENTIFIER.fullmatch(name):
+        if isinstance(expr, AppliedUndef):
             arguments = ", ".join(self._print(a) for a in expr.args)
-            printed = r"\text{%s}\left(%s\right)" % (escape(name), arguments)
+            shown = name if len(name) == 1 and name.isalpha() else \
+                r"\operatorname{%s}" % name if _IDENTIFIER.fullmatch(name) else \
+                r"\text{%s}" % escape(name)
+            printed = r"%s\left(%s\right)" % (shown, arguments)
             return printed if exp is None else r"%s^{%s}" % (printed, exp)
         return super()._print_Function(expr, exp)
 
@@ -174,7 +184,7 @@ def _aligned(derivation: Derivation, environment: str, compact: bool = False,
                          rf"&\qquad& \text{{({n}) {citation}}}")
             continue
         lines.append(rf"{left} &{LATEX_RELATIONS[step.rel]} {to_latex(step.expr)} \tag{{{n}}}")
-        why = text(step.why, lang != "en")
+        why = text(prose(step.why), lang != "en")
         # a reason that only repeats the rule's name (in either language) is said once
         repeats = why.strip(" .") in (citation.strip(" ."), rule_citation(step.by).strip(" ."))
         reasons.append(rf"\item[({n})] {citation}" + ("" if not step.why or repeats
@@ -184,6 +194,18 @@ def _aligned(derivation: Derivation, environment: str, compact: bool = False,
                 rf"\end{{{environment}}}")
     return ("\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}\n"
             "\\begin{itemize}\\footnotesize\n" + "\n".join(reasons) + "\n\\end{itemize}")
+
+
+LONGEST_PROSE = 2000  # characters of a reason or a note shown; TeX's input lines are bounded
+LONGEST_WORD = 60  # TeX breaks lines only between words (a long one can stall xelatex)
+
+
+def prose(words: str, longest: int = LONGEST_PROSE) -> str:
+    """User prose as the documents show it: at most ``longest`` characters, and no word
+    longer than LONGEST_WORD (a longer one is split with spaces, so lines can break)."""
+    if len(words) > longest:
+        words = words[:longest] + "…"
+    return re.sub(r"\S{%d}(?=\S)" % LONGEST_WORD, lambda m: m.group(0) + " ", words)
 
 
 def claim_latex(derivation: Derivation) -> str:
@@ -262,7 +284,7 @@ def derivation_body(derivation: Derivation, report: DerivationReport | None = No
         rf"\paragraph{{{say('Proof.')}}}",
         _aligned(derivation, "align*", lang=lang),
         _resting_on(resting, lang),
-        text(derivation.notes, lang != "en"),
+        text(prose(derivation.notes), lang != "en"),
         _verification(report, lang)])
 
 

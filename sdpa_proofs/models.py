@@ -681,9 +681,13 @@ def from_covariance(covariance, means: dict | None = None, family: Family = NORM
         loadings=loadings, means=dict(means or {}),
         description=(rf"The tuples $({', '.join(f'{v}_i' for v in vectors)})$, $1 \le i \le "
                      rf"{sp.latex(dimension)}$, are independent and identically distributed, "
-                     rf"with covariance ${sp.latex(matrix)}$" + (
-                         " (jointly Gaussian)" if family is NORMAL else
-                         f" ({family.name} latents mixed by its Cholesky factor)") + ".",))
+                     r"with " + ", ".join(
+                         rf"$\operatorname{{Cov}}({a}_i, {b}_i) = {sp.latex(matrix[r, c])}$"
+                         for r, a in enumerate(vectors) for c, b in enumerate(vectors) if c >= r)
+                     + "".join(rf", $\mathbb{{E}}[{v}_i] = {sp.latex(m)}$"
+                               for v, m in (means or {}).items())
+                     + (" (jointly Gaussian)" if family is NORMAL else
+                        f" ({family.name} latents mixed by a Cholesky factor)") + ".",))
 
 
 def aligned(family: Family) -> LatentLinearModel:

@@ -9,6 +9,7 @@ edition compiles with pdflatex, the Chinese one with xelatex and ctex; the formu
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from . import __version__
 from .derivation import Derivation
-from .latex import derivation_body
+from .latex import derivation_body, prose
 from .models import resolve_models
 from .registry import resolve
 from .report import ASSUMING, REFUTED, DerivationReport
@@ -28,8 +29,6 @@ from .texsafe import escape, text
 from .translations import translate
 
 #: the report's parts: a derivation's folder (under the catalogue) -> its part's heading
-CATALOGUE = ("derivations", "catalogue")  # the bundled catalogue's top level, checked out or
-#                                           installed (sdpa_proofs.catalogue)
 PARTS = {"": "The independent case", "dependent": "The dependent case and the audit of the seed",
          "seed_audit": "The dependent case and the audit of the seed",
          "softmax": "Softmax: what the scale does", "rows": "Rows: what softmax actually sees",
@@ -54,13 +53,21 @@ class Checked:
 
     @property
     def part(self) -> str:
-        """The heading of the report's part it belongs to, from the folder of its file: the
-        catalogue's folders have theirs, its top level is the independent case, and a folder
-        of one's own is a part of its own name."""
-        folder = Path(self.derivation.file).parent.name
-        if folder in PARTS:
-            return PARTS[folder]
-        return PARTS[""] if folder in CATALOGUE else folder or OTHER
+        """The heading of the report's part it belongs to: within the bundled catalogue, its
+        folder's (the top level is the independent case); elsewhere the folder's own path."""
+        folder = Path(self.derivation.file).parent
+        try:
+            inside = folder.resolve().relative_to(catalogue_root())
+        except ValueError:
+            return str(folder) if str(folder) not in ("", ".") else OTHER
+        return PARTS.get(inside.parts[0] if inside.parts else "", OTHER)
+
+
+def catalogue_root() -> Path:
+    """Where the bundled catalogue lives: ./derivations of a checkout, or the installed one."""
+    from importlib.resources import files
+
+    return Path(str(files("sdpa_proofs.catalogue"))).resolve()
 
 
 def report_document(checked: list[Checked], lang: str = "en", figures: list[Path] = (),
@@ -75,7 +82,7 @@ def report_document(checked: list[Checked], lang: str = "en", figures: list[Path
     body = []
     for heading in sorted(parts, key=lambda h: (order.index(h) if h in order else len(order),
                                                 h)):
-        body.append(rf"\section{{{_heading(text(say(heading), unicode))}}}")
+        body.append(rf"\section{{{_heading(text(say(heading), unicode), say(heading))}}}")
         for item in parts[heading]:
             body.append(_section(item, lang, unicode))
     if figures:
@@ -101,24 +108,31 @@ def _preamble(lang: str) -> list[str]:
             r"\allowdisplaybreaks"]
 
 
-def _heading(title: str) -> str:
-    """A heading whose math hyperref's bookmarks cannot hold: the math is kept for the page and
-    dropped from the bookmark (\\texorpdfstring)."""
-    if "$" not in title:
-        return title
-    return rf"\texorpdfstring{{{title}}}{{{title.replace('$', '').replace(chr(92), '')}}}"
+def _heading(tex: str, raw: str) -> str:
+    """A heading: ``tex`` on the page and, for the PDF's bookmarks (which hold no TeX), the
+    words of ``raw`` with every other character dropped (\\texorpdfstring)."""
+    words = " ".join(re.sub(r"[^\w\s.,:;()=+/-]", " ", raw).split())[:120]
+    return rf"\texorpdfstring{{{tex}}}{{{words}}}"
 
 
 def _section(item: Checked, lang: str, unicode: bool) -> str:
     say = partial(translate, lang=lang)
     d, report = item.derivation, item.report
     status = say(_status_words(report))
+    title = d.title or d.name
     return "\n".join([
-        rf"\subsection{{{_heading(text(d.title or d.name, unicode))}}}",
-        rf"\noindent\texttt{{{escape(d.name)}}} (\texttt{{{escape(d.file)}}}). "
+        rf"\subsection{{{_heading(text(prose(title, LONGEST), unicode), title)}}}",
+        rf"\noindent\texttt{{{escape(_short(d.name))}}} (\texttt{{{escape(_short(d.file))}}}). "
         rf"{say('Status')}: \textbf{{{status}}}.",
         derivation_body(d, report, resting_on(d), lang),
         _step_table(report, lang)])
+
+
+LONGEST = 200  # characters of a name or path shown: TeX sets a longer word very slowly
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= LONGEST else name[:LONGEST] + "…"
 
 
 def _status_words(report: DerivationReport) -> str:

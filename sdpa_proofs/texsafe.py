@@ -21,7 +21,7 @@ SYMBOLS = frozenset(_GREEK + sorted(_CAPITALS) + """varepsilon vartheta varpi va
     varphi ell sum prod int cdot cdots ldots dots times div pm mp le leq ge geq ne neq approx sim
     simeq propto equiv to mapsto rightarrow leftarrow Rightarrow iff implies infty partial nabla
     in notin subset subseteq cup cap forall exists emptyset circ star ast prime top intercal
-    dagger mid max min log exp ln sin cos tan tanh lim sup inf det displaystyle limits quad
+    dagger mid max min log exp ln sin cos tan tanh lim sup inf det displaystyle quad
     qquad langle rangle lVert rVert lvert rvert""".split())
 #: control sequences with the number of arguments they take, and what may stand in them
 ARGUMENTS = {"frac": (2, "math"), "dfrac": (2, "math"), "tfrac": (2, "math"),
@@ -45,14 +45,17 @@ def escape(prose: str, unicode: bool = False) -> str:
     few mathematical signs as their TeX, any other non-ASCII character by its code point (a
     pdflatex document has no glyph for it) or, with ``unicode`` (a xelatex document with CJK
     fonts), as itself."""
-    return "".join(_SPECIAL.get(c, c) if ord(c) < 128 else _unicode(c, unicode)
-                   for c in str(prose))
+    return "".join(" " if ord(c) < 32 or ord(c) == 127 else _SPECIAL.get(c, c) if ord(c) < 128
+                   else _unicode(c, unicode) for c in str(prose))
 
 
 _UNICODE = {"·": r"$\cdot$", "≤": r"$\le$", "≥": r"$\ge$", "≠": r"$\neq$", "√": r"$\surd$",
             "∂": r"$\partial$", "→": r"$\to$", "∞": r"$\infty$", "−": "-", "…": r"\dots{}",
             "×": r"$\times$", "±": r"$\pm$", "–": "--", "—": "---", "‘": "`", "’": "'",
             "“": "``", "”": "''"}
+_CJK = re.compile(r"CJK |FULLWIDTH |IDEOGRAPHIC |HIRAGANA |KATAKANA |HALFWIDTH |LEFT CORNER |"
+                  r"RIGHT CORNER |LEFT WHITE CORNER |RIGHT WHITE CORNER |LEFT BLACK LENTICULAR |"
+                  r"RIGHT BLACK LENTICULAR ")
 _SUPERSCRIPTS = dict(zip("⁰¹²³⁴⁵⁶⁷⁸⁹⁻", "0123456789-"))
 
 
@@ -69,8 +72,8 @@ def _unicode(c: str, unicode: bool = False) -> str:
             return f"${chr(92)}{capital}$" if capital in _CAPITALS else c.upper().translate(
                 str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧ", "ABEZHIKMNOPTX"))
         return f"${chr(92)}{letter}$"
-    if unicode and unicodedata.category(c)[0] in "LPSN" and not unicodedata.category(c) == "So":
-        return c
+    if unicode and _CJK.match(unicodedata.name(c, "")):
+        return c  # the Chinese edition's fonts have these; any other glyph may be missing
     return rf"\texttt{{[U+{ord(c):04X}]}}"
 
 
@@ -82,13 +85,28 @@ def text(prose: str, unicode: bool = False) -> str:
                    else escape(p, unicode) for p in parts)
 
 
+MAX_MATH = 400  # tokens in one $...$: more is not a formula a reader writes by hand
+MAX_DEPTH = 12  # nested groups: TeX allows 255, a recursive parse less
+
+
 def safe_math(body: str) -> bool:
     """Whether the body of a $...$ is ASCII math built from the whitelists, with every argument
-    present, balanced braces and \\left/\\right, and no double sub- or superscript."""
+    present, balanced braces and \\left/\\right, no double sub- or superscript (a prime is a
+    superscript), short, and not nested deeper than MAX_DEPTH."""
     if not body.isascii() or "^^" in body or any(c in body for c in "%#&\n"):
         return False
     tokens = [t for t in _TOKEN.findall(body) if not t.isspace()]
+    if len(tokens) > MAX_MATH or _depth(tokens) > MAX_DEPTH:
+        return False
     return _group(tokens, 0, top=True) == len(tokens)
+
+
+def _depth(tokens: list[str]) -> int:
+    depth = deepest = 0
+    for token in tokens:
+        depth += {"{": 1, "}": -1}.get(token, 0)
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _group(tokens: list[str], at: int, top: bool = False) -> int | None:
@@ -99,11 +117,12 @@ def _group(tokens: list[str], at: int, top: bool = False) -> int | None:
         token = tokens[at]
         if token == "}":
             return None if top or lefts else at + 1
-        if token in "^_":
-            if token in scripts:
+        if token in "^_'":
+            script = "_" if token == "_" else "^"  # x' is x^{\prime}: x^2' is a TeX error
+            if script in scripts:
                 return None  # x^2^3 is a TeX error
-            scripts.add(token)
-            at = _argument(tokens, at + 1, "math")
+            scripts.add(script)
+            at = at + 1 if token == "'" else _argument(tokens, at + 1, "math")
         else:
             scripts = set()
             if token == "{":

@@ -178,11 +178,15 @@ def translate(phrase: str, lang: str) -> str:
 
 
 def assumptions_in(model, lang: str) -> list[str]:
-    """A model's assumptions as LaTeX sentences in the language asked for (a model with no
-    translation keeps its English sentences)."""
-    if lang == "zh" and model.name in ZH_ASSUMPTIONS:
+    """A model's assumptions as LaTeX sentences in the language asked for.  Only the bundled
+    models are translated: a model of one's own says what it says, in its own words."""
+    from .models import MODELS
+
+    if lang != "zh" or MODELS.get(model.name) is not model:
+        return model.assumptions()
+    if model.name in ZH_ASSUMPTIONS:
         return ZH_ASSUMPTIONS[model.name]
-    if lang == "zh" and model.name.startswith("init-"):
+    if model.name.startswith("init-"):
         return [_initialisation_zh(model)]
     return model.assumptions()
 

@@ -142,3 +142,55 @@ def test_the_references_in_docs_are_the_ones_the_code_writes(name):
     assert written == REFERENCES[name]() + "\n"
     every = RULES if name == "rules.md" else MODELS
     assert all(f"## `{key}`" in written for key in every)
+
+
+HOSTILE = {  # file name -> derivation source, each a way round 20 broke or misled the report
+    "twins.py": '''
+true = Derivation(name="twin", claim=Eq(E(S), 0), where={S: dot_product},
+                  steps=[Step(0, ["linearity", "independence", "zero_mean", "count_terms"])])
+false = Derivation(name="twin", claim=Eq(E(S), 1), where={S: dot_product},
+                   steps=[Step(1, ["linearity", "independence", "zero_mean", "count_terms"])])
+''',
+    "headings.py": '''
+a = Derivation(title="$x$ 100% done #1 {", claim=Eq(E(S), 0), where={S: dot_product},
+               steps=[Step(0, ["linearity", "independence", "zero_mean", "count_terms"])])
+b = Derivation(title="$x$}}INJECTED TEXT%", claim=Eq(E(S), 0), where={S: dot_product},
+               steps=[Step(0, ["linearity", "independence", "zero_mean", "count_terms"],
+                           "$x\\\\limits$ and $x^2'$ and $" + "{" * 300 + "}" * 300 + "$")])
+c = Derivation(title="two\\n\\nlines" + "x" * 3000, claim=Eq(E(S), 0), where={S: dot_product},
+               steps=[Step(0, ["linearity", "independence", "zero_mean", "count_terms"],
+                           "x ∉ S; u ≰ v; ∄ x; ∑ " + "y" * 250000)])
+''',
+    "names.py": '''
+xscr = Symbol("xscr", positive=True)
+frac = Function("frac")
+d1 = Derivation(claim=Eq(E(S) * xscr + frac(xscr) - frac(xscr), 0), where={S: dot_product},
+                steps=[Step(0, ["linearity", "independence", "zero_mean", "count_terms",
+                                "algebra"])])
+''',
+}
+
+
+@needs("en")
+@needs("zh")
+def test_nothing_a_derivation_says_breaks_the_report_or_shows_what_was_not_checked(tmp_path):
+    """Hostile review, round 20: each section shows the report of its own derivation (two of
+    one name included), headings and prose reach TeX only escaped, math only when TeX can set
+    it, names and reasons are cut to a length TeX sets quickly, and neither edition breaks."""
+    folder = tmp_path / "mine" / "softmax"  # a folder of one's own, named like the catalogue's
+    folder.mkdir(parents=True)
+    for name, source in HOSTILE.items():
+        (folder / name).write_text("from sympy import *\nfrom sdpa_proofs import *\n" + source)
+    out = tmp_path / "out"
+    code = main(["report", str(folder), "-o", str(out), "--lang", "en", "--lang", "zh",
+                 "--pdf", "--no-monte-carlo"])
+    assert code == 1  # the false twin fails; everything else verifies
+    for lang in ("en", "zh"):
+        words = assert_compiled(out / f"report-{lang}.pdf", names=["twin", "names", "headings.a"])
+        assert "x}}INJECTED TEXT%" in words  # the title as written, as a title
+        tex = (out / f"report-{lang}.tex").read_text()
+        assert "Softmax" not in tex.split(r"\begin{document}")[1].split(r"\section")[1][:80]
+        assert r"\mathscr" not in tex and r"\frac{" not in tex
+    english = (out / "report-en.tex").read_text()
+    statuses = re.findall(r"\\texttt\{twin\}.*?Status: \\textbf\{(\w+)\}", english, re.S)
+    assert sorted(statuses) == ["failed", "verified"]
