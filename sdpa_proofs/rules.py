@@ -64,7 +64,8 @@ class Context:
         if isinstance(node, SumOverDistinct):
             i, j = node.indices
             return replace(self, distinct=distinct | {frozenset(node.indices)},
-                           ranges={**self.ranges, i: (1, node.upper), j: (1, node.upper)})
+                           ranges={**self.ranges, i: (sp.S.One, node.upper),
+                                   j: (sp.S.One, node.upper)})
         return replace(self, distinct=distinct,
                        ranges={**self.ranges, **{v: (lo, hi) for v, lo, hi in node.limits}})
 

@@ -355,3 +355,38 @@ def test_model_moments_of_correlated_pairs():
                   model)
     assert wrong.status == "fail"
     assert check(E(q[i] * k[j]), 0, "model_moment", model).status == "fail"
+
+
+def test_a_model_moment_inside_a_sum_over_distinct_pairs_is_taken_and_counted():
+    """Sum_{i != j} E[q_i k_i] = d (d - 1) rho sigma_q sigma_k under correlated-normal (the
+    pair's cross moment, d (d - 1) ordered pairs); it crashed the rule check (round 21), and
+    d^2 pairs is refuted."""
+    from sdpa_proofs import (
+        Derivation,
+        E,
+        Step,
+        SumOverDistinct,
+        VerifySettings,
+        d,
+        i,
+        j,
+        k,
+        q,
+        rho,
+        sigma_k,
+        sigma_q,
+    )
+
+    def counted(pairs):
+        return Derivation(claim=Eq(SumOverDistinct(E(q[i] * k[i]), i, j, d),
+                                   pairs * rho * sigma_q * sigma_k),
+                          models=["correlated-normal"], name="pairs",
+                          steps=[Step(SumOverDistinct(rho * sigma_q * sigma_k, i, j, d),
+                                      "model_moment"),
+                                 Step(pairs * rho * sigma_q * sigma_k, "count_terms")])
+
+    fast = VerifySettings(monte_carlo=False)
+    assert counted(d * (d - 1)).verify(fast).status == "verified"
+    wrong = counted(d**2).verify(fast)
+    assert wrong.status == "failed" and {s.index for s in wrong.models[0].steps
+                                         if s.rule_check.status == "fail"} == {2}
