@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import partial
@@ -42,6 +41,7 @@ INTRODUCTION = (
     "machine check: per step the symbolic verdict and the digits to which both sides agree "
     "numerically, per model the Monte Carlo interval.")
 COMPILERS = {"en": "pdflatex", "zh": "xelatex"}
+COMPILE_SECONDS = 600  # per pass: the whole catalogue takes a few seconds
 
 
 @dataclass
@@ -178,7 +178,7 @@ class CompileError(RuntimeError):
     """The TeX compiler is missing or failed; the message says which and why, plainly."""
 
 
-def compile_pdf(tex: Path, lang: str, run: Callable = subprocess.run) -> Path:
+def compile_pdf(tex: Path, lang: str) -> Path:
     """The PDF of a report: pdflatex (English) or xelatex with ctex (Chinese), twice (for the
     table of contents).  Missing TeX, or a compiler error, raises CompileError with the
     compiler's own error lines."""
@@ -188,8 +188,14 @@ def compile_pdf(tex: Path, lang: str, run: Callable = subprocess.run) -> Path:
                            f"{'Chinese' if lang == 'zh' else 'English'} report; "
                            "see .ci/install-tex for the Debian packages")
     for _ in range(2):
-        done = run([compiler, "-interaction=nonstopmode", "-halt-on-error", tex.name],
-                   cwd=tex.parent, capture_output=True, text=True, errors="replace", timeout=600)
+        try:
+            done = subprocess.run(
+                [compiler, "-interaction=nonstopmode", "-halt-on-error", tex.name],
+                cwd=tex.parent, capture_output=True, text=True, errors="replace",
+                timeout=COMPILE_SECONDS)
+        except subprocess.TimeoutExpired as error:
+            raise CompileError(f"{compiler} did not finish {tex} within {COMPILE_SECONDS} s "
+                               "and was stopped") from error
         if done.returncode:
             log = tex.with_suffix(".log")
             lines = (log.read_text(errors="replace") if log.exists() else done.stdout)

@@ -194,3 +194,15 @@ def test_nothing_a_derivation_says_breaks_the_report_or_shows_what_was_not_check
     english = (out / "report-en.tex").read_text()
     statuses = re.findall(r"\\texttt\{twin\}.*?Status: \\textbf\{(\w+)\}", english, re.S)
     assert sorted(statuses) == ["failed", "verified"]
+
+
+def test_a_compiler_that_does_not_finish_is_stopped_and_said_plainly(tmp_path, monkeypatch):
+    def stalled(command, **_):
+        raise subprocess.TimeoutExpired(command, 600)
+
+    monkeypatch.setattr(shutil, "which", lambda _: "/usr/bin/pdflatex")
+    monkeypatch.setattr(subprocess, "run", stalled)
+    tex = tmp_path / "report-en.tex"
+    tex.write_text("x")
+    with pytest.raises(CompileError, match="did not finish .* and was stopped"):
+        compile_pdf(tex, "en")
