@@ -25,6 +25,7 @@ from .budget import DEFAULT_BUDGET
 # that --help and argument errors answer at once.
 
 DEFAULT_PATH = "derivations"
+PATHS_HELP = f"derivation files or folders (default: ./{DEFAULT_PATH}, else the bundled catalogue)"
 
 
 @contextmanager
@@ -114,16 +115,14 @@ def parser() -> argparse.ArgumentParser:
 
     listing = commands.add_parser("list", help="list derivations (or models, or rules)")
     listing.add_argument("paths", nargs="*", metavar="PATH",
-                         help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
-                              "bundled catalogue)")
+                         help=PATHS_HELP)
     listing.add_argument("--models", action="store_true", help="list the available models")
     listing.add_argument("--rules", action="store_true",
                          help="list the rules a step may name, with the fact each one uses")
 
     verify = commands.add_parser("verify", help="check every step of every derivation")
     verify.add_argument("paths", nargs="*", metavar="PATH",
-                        help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
-                              "bundled catalogue)")
+                        help=PATHS_HELP)
     verify.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     verify.add_argument("--digits", type=_digits, default=30,
                         help="significant digits the numerical check requires (default 30)")
@@ -187,8 +186,7 @@ def parser() -> argparse.ArgumentParser:
     mutate = commands.add_parser("mutate", help="mutation-test the checker on derivations: "
                                  "every mutant that changes the mathematics must be rejected")
     mutate.add_argument("paths", nargs="*", metavar="PATH",
-                        help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
-                              "bundled catalogue)")
+                        help=PATHS_HELP)
     mutate.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
                         help="check the mutants under this model instead of each derivation's "
                              "first (repeatable)")
@@ -198,8 +196,7 @@ def parser() -> argparse.ArgumentParser:
     report = commands.add_parser("report", help="check the derivations and write them as one "
                                  "document, in English or Chinese (LaTeX; with --pdf, the PDF)")
     report.add_argument("paths", nargs="*", metavar="PATH",
-                        help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
-                             "bundled catalogue)")
+                        help=PATHS_HELP)
     report.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                         help="folder for report-LANG.tex (and .pdf), made if missing")
     report.add_argument("--lang", dest="languages", action="append", choices=("en", "zh"),
@@ -212,8 +209,7 @@ def parser() -> argparse.ArgumentParser:
 
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH",
-                       help=f"derivation files or folders (default: ./{DEFAULT_PATH}, else the "
-                              "bundled catalogue)")
+                       help=PATHS_HELP)
     latex.add_argument("-o", "--output", type=Path, required=True, metavar="DIR",
                        help="folder for the .tex files (made if missing)")
     return top

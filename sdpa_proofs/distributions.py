@@ -45,13 +45,10 @@ class Family:
     def points_for_degree(self, degree: int) -> int:
         return degree // 2 + 1
 
-    #: the family's usual parameter, and the standard deviation it gives (families are
-    #: parametrised by the standard deviation here)
-    parameter = "sigma"
-
     def sd_from(self, value) -> Expr:
-        """The standard deviation of the law whose usual parameter (``parameter``) is
-        ``value``: Uniform(-a, a) has sd a / sqrt(3), Laplace(0, b) sd sqrt(2) b."""
+        """The standard deviation of the law whose usual parameter is ``value`` (families are
+        parametrised by the standard deviation here): Normal's sigma is its sd, Uniform(-a, a)
+        has sd a / sqrt(3), Rademacher's +-a has sd a, Laplace(0, b) has sd sqrt(2) b."""
         return sp.sympify(value)
 
 
@@ -89,7 +86,6 @@ class Uniform(Family):
     """Uniform on [-a, a] with a = sqrt(3) sigma."""
 
     end = sp.sqrt(3)
-    parameter = "half_width a"
 
     def sd_from(self, value):
         return sp.sympify(value) / sp.sqrt(3)
@@ -112,7 +108,6 @@ class Rademacher(Family):
     """+sigma or -sigma with probability 1/2 each."""
 
     end, two_points = sp.S.One, True
-    parameter = "amplitude a (the values +-a)"
 
     def even_moment(self, n, sigma):
         return sigma ** n
@@ -135,8 +130,6 @@ class Rademacher(Family):
 
 class Laplace(Family):
     """Density e^(-|x|/b) / (2b) with b = sigma / sqrt(2)."""
-
-    parameter = "scale b"
 
     def sd_from(self, value):
         return sp.sqrt(2) * sp.sympify(value)

@@ -9,7 +9,7 @@ table stays in English, so a user's own prose is never lost.
 
 from __future__ import annotations
 
-LANGUAGES = ("en", "zh")
+from .models import MODELS
 
 _FAMILIES_ZH = {"Normal": "正态", "Uniform": "均匀", "Rademacher": "Rademacher",
                 "Laplace": "Laplace"}
@@ -180,8 +180,6 @@ def translate(phrase: str, lang: str) -> str:
 def assumptions_in(model, lang: str) -> list[str]:
     """A model's assumptions as LaTeX sentences in the language asked for.  Only the bundled
     models are translated: a model of one's own says what it says, in its own words."""
-    from .models import MODELS
-
     if lang != "zh" or MODELS.get(model.name) is not model:
         return model.assumptions()
     if model.name in ZH_ASSUMPTIONS:
