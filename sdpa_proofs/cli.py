@@ -207,6 +207,19 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--no-monte-carlo", action="store_true",
                         help="skip the Monte Carlo check")
 
+    empirical = commands.add_parser(
+        "empirical", help="measure q and k of a trained transformer (all-MiniLM-L6-v2) on real "
+        "text and compare every head with the models' predictions; needs the empirical extra")
+    empirical.add_argument("--text", type=Path, metavar="FILE",
+                           help="one sequence per line (default: the bundled corpus)")
+    empirical.add_argument("--max-tokens", type=int, default=128, metavar="N",
+                           help="cut each sequence at N tokens (default 128)")
+    empirical.add_argument("--json", metavar="FILE", type=Path,
+                           help="write every head's measurements and predictions as JSON")
+    empirical.add_argument("--figure", metavar="FILE", type=Path,
+                           help="write measured against predicted per head (PNG or SVG; needs "
+                                "the plot extra)")
+
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH",
                        help=PATHS_HELP)
@@ -235,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         return _moment(args, console, errors)
     if args.command == "report":
         return _report(args, paths, console, errors)
+    if args.command == "empirical":
+        return _empirical(args, console, errors)
     if args.command == "growth":
         from .models import MODELS
 
@@ -382,6 +397,42 @@ def _moment(args, console: Console, errors: Console) -> int:
             return 2
     monte_carlo = answer.monte_carlo
     return 1 if monte_carlo is not None and monte_carlo.status == "fail" else 0
+
+
+def _empirical(args, console: Console, errors: Console) -> int:
+    from .empirical import run_empirical
+    from .errors import BadInput
+    from .report import write_atomically
+    from .terminal import empirical_tables
+
+    if args.max_tokens < 2:
+        errors.print("error: --max-tokens takes an integer >= 2 (a row needs two keys)",
+                     style="red")
+        return 2
+    try:
+        with progress_line(errors) as say:
+            report = run_empirical(args.text, args.max_tokens, progress=say)
+    except BadInput as error:
+        errors.print(Text(f"error: {error}"), style="red")
+        return 2
+    for table in empirical_tables(report):
+        console.print(table)
+    if args.json:
+        text = json.dumps(report.as_json(), indent=2, allow_nan=False) + "\n"
+        if not _written(errors, args.json, write_atomically, args.json, text):
+            return 2
+    if args.figure:
+        from .plots import PlottingUnavailable, empirical_figure
+
+        try:
+            console.print(Text(f"wrote {empirical_figure(report, args.figure)}"))
+        except PlottingUnavailable as error:
+            errors.print(Text(f"error: {error}"), style="red")
+            return 2
+        except (OSError, ValueError) as error:
+            errors.print(Text(f"error: cannot write {args.figure}: {error}"), style="red")
+            return 2
+    return 0
 
 
 def _mutate(paths: list[str], args, console: Console, errors: Console) -> int:

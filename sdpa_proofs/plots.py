@@ -63,3 +63,35 @@ def scaling_figures(rows: list[ScalingRow], directory: Path) -> list[Path]:
             written.append(path)
         plt.close(figure)
     return written
+
+
+EMPIRICAL_PANELS = (("variance", "logit_variance", "Var(S) of a single logit"),
+                    ("row_spread", "within_row_spread", "within-row spread (what softmax sees)"))
+
+
+def empirical_figure(report, path: Path) -> Path:
+    """Measured against predicted, one point per head and a colour per model, for Var(S) and
+    the within-row spread (log-log, the diagonal is a perfect prediction); written to ``path``
+    (PNG or SVG by its suffix)."""
+    plt = _pyplot()
+    figure, axes = plt.subplots(1, len(EMPIRICAL_PANELS), figsize=(11, 4.6))
+    for axis, (quantity, measured_name, title) in zip(axes, EMPIRICAL_PANELS):
+        measured = [getattr(r.measured, measured_name) for r in report.heads]
+        for n, first in enumerate(report.heads[0].predictions):
+            predicted = [getattr(r.predictions[n], quantity) for r in report.heads]
+            if None in predicted:
+                continue
+            # a marker of its own per model: the i.i.d. models' points often coincide
+            axis.scatter(measured, predicted, s=18, alpha=0.75, label=first.label,
+                         marker="osx^D"[n % 5], facecolors="none" if n % 5 == 1 else None)
+        low, high = min(measured) / 3, max(measured) * 3
+        axis.plot([low, high], [low, high], color="black", linewidth=0.8)
+        axis.set(xscale="log", yscale="log", xlabel="measured", ylabel="predicted",
+                 title=title)
+        axis.legend(fontsize=8)
+    figure.suptitle(f"{report.model}, {len(report.heads)} heads, {report.corpus}", fontsize=10)
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=110, metadata={"Date": None} if path.suffix == ".svg" else None)
+    plt.close(figure)
+    return path

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from statistics import median
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -256,3 +258,76 @@ def render(run: RunReport, console: Console, debug: bool = False) -> None:
     if count[REFUTED]:
         summary += f", {count[REFUTED]} refuted as expected"
     console.print(Text(summary + ".", style="bold green" if run.exit_code == 0 else "bold red"))
+
+
+def _ratio(value: float | None) -> Text:
+    """Predicted over measured as a factor, coloured by how far off it is."""
+    if value is None:
+        return Text("–", style="dim")
+    off = max(value, 1 / value) if value > 0 else float("inf")
+    style = "green" if off <= 1.25 else "yellow" if off <= 2 else "red"
+    return Text(f"×{value:.2f}", style=style)
+
+
+def empirical_tables(report) -> list[Table]:
+    """The measured heads, then what each model predicts for them (predicted / measured), then
+    each model's typical and worst factor over the heads."""
+    measured = Table(title=f"{report.model} on {report.corpus} ({report.sequences} sequences, "
+                           f"{report.tokens} tokens): raw logits S = q·k of each head",
+                     title_justify="left", header_style="bold")
+    for column in ("layer", "head", "E[S]", "sd(S)", "sd/√d", "E[S]²/E[S²]", "mean |ρᵢ|",
+                   "cross/Var", "row/Var", "H/log n"):
+        measured.add_column(column, justify="right")
+    for r in report.heads:
+        m = r.measured
+        measured.add_row(str(r.layer), str(r.head), f"{m.logit_mean:.2f}", f"{m.logit_sd:.2f}",
+                         f"{m.sd_over_sqrt_d:.2f}", f"{m.mean_fraction:.2f}",
+                         f"{float(abs(m.coordinate_correlations).mean()):.2f}",
+                         f"{m.cross_coordinate / m.logit_variance:.2f}", f"{m.row_share:.2f}",
+                         f"{m.entropy_ratio:.2f}")
+    return [measured, _predicted_table(report), _prediction_summary(report)]
+
+
+QUANTITIES = (("variance", "Var(S)"), ("second_moment", "E[S²]"), ("row_spread", "row spread"))
+
+
+def _predicted_table(report) -> Table:
+    """Var(S) and the within-row spread, each model's prediction over the measurement (E[S²]
+    follows Var(S) closely: it is in the summary and the JSON)."""
+    table = Table(title="predicted / measured, per head (row spread: E[(S - S~)²]/2 for two "
+                        "keys of a row, what softmax sees)", title_justify="left",
+                  header_style="bold")
+    table.add_column("layer", justify="right")
+    table.add_column("head", justify="right")
+    columns = [(n, quantity) for quantity in ("variance", "row_spread")
+               for n, p in enumerate(report.heads[0].predictions)
+               if getattr(p, quantity) is not None]
+    for n, quantity in columns:
+        title = dict(QUANTITIES)[quantity]
+        table.add_column(Text(f"{title}\n{report.heads[0].predictions[n].short}"),
+                         justify="right")
+    for r in report.heads:
+        table.add_row(str(r.layer), str(r.head),
+                      *(_ratio(r.predictions[n].ratios(r.measured)[quantity])
+                        for n, quantity in columns))
+    return table
+
+
+def _prediction_summary(report) -> Table:
+    table = Table(title="each model over all heads: the median factor, and the range",
+                  title_justify="left", header_style="bold")
+    table.add_column("model")
+    table.add_column("parameters from the measurement")
+    for _, title in QUANTITIES:
+        table.add_column(title, justify="right")
+    for n, first in enumerate(report.heads[0].predictions):
+        cells = []
+        for quantity, _ in QUANTITIES:
+            values = [r.predictions[n].ratios(r.measured)[quantity] for r in report.heads]
+            values = sorted(v for v in values if v is not None)
+            cells.append(Text("–", style="dim") if not values else
+                         _ratio(median(values)) + Text(
+                             f" ({values[0]:.2f}–{values[-1]:.2f})"))
+        table.add_row(Text(first.label) + Text(f"\n{first.model}", style="dim"),
+                      Text(first.fit), *cells)
+    return table

@@ -1,0 +1,172 @@
+"""What the toolkit's models predict for a measured head, and how far each is off.
+
+Each model's parameters are set from the head's measured moments (the method of moments), and
+its predictions are the moment API's closed forms at those parameters: the same exact engine
+that checks the derivations, evaluated at d = the head dimension.  The general Gaussian takes
+the measured mean vectors and covariance blocks whole, its closed forms (sums of matrix
+entries: trace formulas) evaluated on them as arrays.
+
+Three quantities are predicted:
+- Var(S) and E[S^2] of a single logit S = q . k;
+- the within-row spread, E[(S - S~)^2] / 2 for two keys k, k~ of one query's row: the part of
+  the logits' variance that softmax sees.  For the general Gaussian, whose key is independent
+  of its query (model gaussian-row), this is E[Var(S | q)] = E[S^2] - E[(q . m_k)^2].
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+import sympy as sp
+
+from . import models
+from .arrays import array_value
+from .measurements import HeadMeasurement, PairMoments
+from .models import LatentLinearModel, get_model
+from .questions import moment
+
+SINGLE = ("Var(S)", "E[S**2]")
+ROW_PAIR = "E[(S - S_tilde)**2]/2"
+ROW_GIVEN_QUERY = "E[S**2] - E[Sum(q[i]*m_k[i], (i, 1, d))**2]"
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One model's predictions for one head; ``None`` where the model has nothing to say."""
+
+    model: str
+    label: str  # what the model says, in a few words
+    short: str  # the label in a table's header
+    fit: str  # how its parameters were set from the measurement
+    parameters: dict[str, float] = field(default_factory=dict)
+    variance: float | None = None  # Var(S)
+    second_moment: float | None = None  # E[S^2]
+    row_spread: float | None = None  # E[(S - S~)^2] / 2
+
+    def ratios(self, measured: HeadMeasurement) -> dict[str, float | None]:
+        """Predicted over measured, for each quantity predicted."""
+        pairs = (("variance", self.variance, measured.logit_variance),
+                 ("second_moment", self.second_moment, measured.second_moment),
+                 ("row_spread", self.row_spread, measured.within_row_spread))
+        return {name: (p / m if p is not None and m else None) for name, p, m in pairs}
+
+
+@cache
+def _closed_form(question: str, model_name: str, two_keys: bool = False) -> sp.Expr:
+    model = get_model(model_name)
+    if two_keys:
+        assert isinstance(model, LatentLinearModel)
+        model = model.with_second_key()
+    return moment(question, model).closed_form
+
+
+def _scalar_prediction(model_name: str, label: tuple[str, str], fit: str,
+                       parameters: dict) -> Prediction:
+    """Predictions of an i.i.d.-coordinate model at the given parameter values."""
+    scalars = {_symbol(name): value for name, value in parameters.items()}
+    variance, second = (array_value(_closed_form(question, model_name), {}, scalars, models.d)
+                        for question in SINGLE)
+    spread = array_value(_closed_form(ROW_PAIR, model_name, two_keys=True), {}, scalars,
+                         models.d)
+    return Prediction(model_name, *label, fit, parameters, variance, second, spread)
+
+
+def _symbol(name: str) -> sp.Symbol:
+    """The model parameter called ``name`` (sigma_q, rho, alpha, ...), or the dimension d."""
+    return {str(s): s for s in (models.sigma_q, models.sigma_k, models.rho, models.mu_q,
+                                models.mu_k, models.alpha, models.beta, models.d)}[name]
+
+
+def independent_fit(measured: HeadMeasurement) -> Prediction:
+    """Independent zero-mean coordinates: sigma^2 the mean of E[q_i^2] (and of E[k_i^2])."""
+    m = measured.moments
+    parameters = {"sigma_q": _rms(np.diag(m.second_qq)), "sigma_k": _rms(np.diag(m.second_kk)),
+                  "d": measured.d}
+    return _scalar_prediction("independent-normal", ("independent", "indep."),
+                              "sigma^2 = mean_i E[v_i^2]", parameters)
+
+
+def correlated_fit(measured: HeadMeasurement) -> Prediction:
+    """Independent pairs (q_i, k_i) with correlation rho and common means mu_q, mu_k:
+    sigma^2 the mean of Var(v_i), rho from the mean of Cov(q_i, k_i), and mu the root mean
+    square of the coordinates' means (so that E[v_i^2] keeps its mean), mu_q mu_k with the
+    sign of m_q . m_k."""
+    m = measured.moments
+    sigma_q, sigma_k = _rms(np.diag(m.sigma_qq)), _rms(np.diag(m.sigma_kk))
+    rho = float(np.clip(np.mean(np.diag(m.sigma_qk)) / (sigma_q * sigma_k), -0.999, 0.999))
+    sign = 1.0 if m.m_q @ m.m_k >= 0 else -1.0
+    parameters = {"sigma_q": sigma_q, "sigma_k": sigma_k, "rho": rho,
+                  "mu_q": _rms(m.m_q ** 2), "mu_k": sign * _rms(m.m_k ** 2), "d": measured.d}
+    return _scalar_prediction("correlated-normal-means", ("per-coordinate ρ", "ρᵢ"),
+                              "sigma^2, rho: coordinate means of Var, Cov; mu^2 of E[v_i]^2",
+                              parameters)
+
+
+def shared_factor_fit(measured: HeadMeasurement) -> Prediction:
+    """q_i = alpha z + sigma_q e_i, k_i = beta z + sigma_k f_i (mean 0): alpha^2 the mean of
+    E[q_i q_j] over i != j, beta^2 that of E[k_i k_j], beta's sign that of E[q_i k_j], and
+    sigma^2 what is left of the mean E[v_i^2]."""
+    m = measured.moments
+    alpha = np.sqrt(max(_off_diagonal_mean(m.second_qq), 0.0))
+    beta = np.sqrt(max(_off_diagonal_mean(m.second_kk), 0.0)) * np.sign(
+        _off_diagonal_mean(m.second_qk) or 1.0)
+    floor = 1e-12  # a variance left at zero by the fit stays a (tiny) positive parameter
+    parameters = {"alpha": float(alpha), "beta": float(beta),
+                  "sigma_q": float(np.sqrt(max(np.mean(np.diag(m.second_qq)) - alpha ** 2, floor))),
+                  "sigma_k": float(np.sqrt(max(np.mean(np.diag(m.second_kk)) - beta ** 2, floor))),
+                  "d": measured.d}
+    return _scalar_prediction("shared-factor", ("shared factor", "factor"),
+                              "alpha^2, beta^2 = mean_{i!=j} E[v_i v_j]",
+                              parameters)
+
+
+def gaussian_fit(measured: HeadMeasurement) -> Prediction:
+    """(q, k) jointly Gaussian with the measured means and covariance blocks (gaussian-means),
+    and, for the row, a key independent of its query with the pooled key covariance
+    (gaussian-row)."""
+    arrays = gaussian_arrays(measured.moments)
+    variance, second = (array_value(_closed_form(question, "gaussian-means"), arrays, {},
+                                    models.d) for question in SINGLE)
+    spread = array_value(_closed_form(ROW_GIVEN_QUERY, "gaussian-row"), arrays, {}, models.d)
+    return Prediction("gaussian-means", "general Gaussian", "Gauss.",
+                      "measured m_q, m_k, Sigma_qq, Sigma_kk, Sigma_qk",
+                      {"d": measured.d}, variance, second, spread)
+
+
+def gaussian_within_row_fit(measured: HeadMeasurement) -> Prediction:
+    """A key independent of its query (gaussian-row) whose covariance is the keys' covariance
+    within their row: the row's common part, which softmax ignores, taken out."""
+    arrays = {**gaussian_arrays(measured.moments), models.Sigma_kk: measured.within_row_sigma_kk}
+    spread = array_value(_closed_form(ROW_GIVEN_QUERY, "gaussian-row"), arrays, {}, models.d)
+    return Prediction("gaussian-row", "Gaussian key, within-row Σ_kk", "row Σ_kk",
+                      "Sigma_kk = the keys' covariance within their row",
+                      {"d": measured.d}, row_spread=spread)
+
+
+def gaussian_arrays(m: PairMoments) -> dict:
+    """The general Gaussian models' parameters as arrays."""
+    return {models.m_q: m.m_q, models.m_k: m.m_k, models.Sigma_qq: m.sigma_qq,
+            models.Sigma_kk: m.sigma_kk, models.Sigma_qk: m.sigma_qk}
+
+
+FITS = (independent_fit, correlated_fit, shared_factor_fit, gaussian_fit,
+        gaussian_within_row_fit)
+
+
+def predict(measured: HeadMeasurement) -> list[Prediction]:
+    """Every model's predictions for one head."""
+    return [fit(measured) for fit in FITS]
+
+
+def _rms(values: np.ndarray) -> float:
+    """sqrt of the mean of ``values`` (variances or second moments)."""
+    return float(np.sqrt(np.mean(values)))
+
+
+def _off_diagonal_mean(matrix: np.ndarray) -> float:
+    size = matrix.shape[0]
+    if size < 2:
+        return 0.0
+    return float((matrix.sum() - np.trace(matrix)) / (size * (size - 1)))
