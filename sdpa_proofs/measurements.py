@@ -5,7 +5,8 @@ S_ab = q_a . k_b for tokens a, b of the same sequence.  The empirical law of (q,
 the uniform law over those pairs (a, b), so every moment below (E[S], Var(S), Cov(q_i, k_j),
 ...) is a moment of that one law, and the identities the toolkit proves for a law hold for it
 exactly.  The within-row spread is the part of Var(S) that softmax sees: the variance of a
-query's logits across the keys of its row, which ignores what is common to the row.
+query's logits across the keys of its row, which ignores what is common to the row.  It is
+averaged over the same pairs, so a row counts as often as it has keys.
 """
 
 from __future__ import annotations
@@ -48,10 +49,13 @@ class HeadMeasurement:
     logit_mean: float  # E[S]
     logit_variance: float  # Var(S)
     coordinate_products_variance: float  # sum_i Var(q_i k_i)
-    within_row_spread: float  # mean over rows of the sample variance of the row's logits
+    #: the sample variance of a row's logits (divisor n - 1: half the mean square difference
+    #: of two of its keys' logits), averaged over pairs, i.e. each row weighted by its keys
+    within_row_spread: float
     entropy_ratio: float  # mean over rows of H(softmax(S/sqrt d)) / log n
     moments: PairMoments
-    within_row_sigma_kk: np.ndarray  # E over rows of the keys' covariance within their row
+    #: the keys' sample covariance within their row, averaged over pairs as the spread is
+    within_row_sigma_kk: np.ndarray
 
     @property
     def logit_sd(self) -> float:
@@ -112,7 +116,7 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         pairs, rows = pairs + n * n, rows + n
         logit_sum += logits.sum()
         logit_square_sum += (logits ** 2).sum()
-        spread_sum += logits.var(axis=1, ddof=1).sum()
+        spread_sum += n * logits.var(axis=1, ddof=1).sum()
         entropy_sum += row_entropies(logits / np.sqrt(d)).sum() / np.log(n)
         q_total, k_total = queries.sum(axis=0), keys.sum(axis=0)
         product_sum += q_total * k_total  # sum over pairs (a, b) of q_ai k_bi
@@ -121,7 +125,7 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         qq += n * queries.T @ queries
         kk += n * keys.T @ keys
         qk += np.outer(q_total, k_total)
-        within_kk += n * np.cov(keys, rowvar=False, ddof=1).reshape(d, d)
+        within_kk += n * n * np.cov(keys, rowvar=False, ddof=1).reshape(d, d)
     product_mean = product_sum / pairs
     moments = PairMoments(q_sum / pairs, k_sum / pairs, qq / pairs, kk / pairs, qk / pairs)
     mean = logit_sum / pairs
@@ -129,8 +133,8 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         d=d, rows=rows, pairs=pairs, logit_mean=float(mean),
         logit_variance=float(logit_square_sum / pairs - mean ** 2),
         coordinate_products_variance=float((product_square_sum / pairs - product_mean ** 2).sum()),
-        within_row_spread=float(spread_sum / rows), entropy_ratio=float(entropy_sum / rows),
-        moments=moments, within_row_sigma_kk=within_kk / rows)
+        within_row_spread=float(spread_sum / pairs), entropy_ratio=float(entropy_sum / rows),
+        moments=moments, within_row_sigma_kk=within_kk / pairs)
 
 
 def row_entropies(logits: np.ndarray) -> np.ndarray:

@@ -95,7 +95,8 @@ def correlated_fit(measured: HeadMeasurement) -> Prediction:
     sign of m_q . m_k."""
     m = measured.moments
     sigma_q, sigma_k = _rms(np.diag(m.sigma_qq)), _rms(np.diag(m.sigma_kk))
-    rho = float(np.clip(np.mean(np.diag(m.sigma_qk)) / (sigma_q * sigma_k), -0.999, 0.999))
+    scale = sigma_q * sigma_k  # 0 when q or k does not vary: then nothing to correlate
+    rho = float(np.clip(np.mean(np.diag(m.sigma_qk)) / scale, -0.999, 0.999)) if scale else 0.0
     sign = 1.0 if m.m_q @ m.m_k >= 0 else -1.0
     parameters = {"sigma_q": sigma_q, "sigma_k": sigma_k, "rho": rho,
                   "mu_q": _rms(m.m_q ** 2), "mu_k": sign * _rms(m.m_k ** 2), "d": measured.d}
