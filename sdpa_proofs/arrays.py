@@ -4,7 +4,9 @@ The exact engine answers a moment question under a general model as sums over co
 indices of matrix and vector entries, e.g. Var(S) = sum_ij (Sigma_qq)_ij (Sigma_kk)_ij + ...
 (the trace formulas, written entrywise).  Given the matrices as NumPy arrays, each bound index
 becomes an array axis and each sum a sum over its axis, so the formula is evaluated as written,
-in O(d^2) for a double sum, without expanding it at a concrete d.
+in O(d^2) for a double sum, without expanding it at a concrete d.  Anything else (a sum over
+another range, an entry outside 1..d, a function with no real value there) is refused, never
+guessed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,10 @@ from sympy import Expr, IndexedBase, Symbol
 
 from .errors import UnsupportedExpression
 
+#: the functions evaluated, each by its NumPy namesake (same definition, real arguments)
+FUNCTIONS = {sp.exp: np.exp, sp.log: np.log, sp.floor: np.floor, sp.ceiling: np.ceil,
+             sp.sign: np.sign}
+
 
 def array_value(expr: Expr, arrays: dict[IndexedBase, np.ndarray],
                 scalars: dict[Symbol, float], dimension: Symbol) -> float:
@@ -22,27 +28,40 @@ def array_value(expr: Expr, arrays: dict[IndexedBase, np.ndarray],
     each symbol from ``scalars`` and ``dimension`` the arrays' common length d."""
     lengths = {array.shape[0] for array in arrays.values()}
     if len(lengths) > 1:
-        raise ValueError(f"the arrays have different lengths {sorted(lengths)}")
+        raise UnsupportedExpression(f"the arrays have different lengths {sorted(lengths)}")
+    if not lengths and dimension not in scalars:
+        raise UnsupportedExpression(f"no value for the dimension {dimension}")
     size = lengths.pop() if lengths else int(scalars[dimension])
-    values = {**scalars, dimension: size}
     bound = sorted({limit[0] for s in expr.atoms(sp.Sum) for limit in s.limits}, key=str)
-    evaluator = _Evaluator(arrays, values, size, {x: n for n, x in enumerate(bound)})
-    result = np.asarray(evaluator(expr), dtype=float)
+    free = expr.free_symbols & set(bound)
+    if free:
+        raise UnsupportedExpression(f"{expr} depends on an index it does not sum over: "
+                                    f"{', '.join(map(str, sorted(free, key=str)))}")
+    evaluator = _Evaluator(arrays, {**scalars, dimension: size}, size, dimension,
+                           {x: n for n, x in enumerate(bound)})
+    with np.errstate(all="ignore"):
+        result = np.asarray(evaluator(expr), dtype=float)
     if result.size != 1:
         raise UnsupportedExpression(f"{expr} depends on an index it does not sum over")
-    return float(result.reshape(-1)[0])
+    value = float(result.reshape(-1)[0])
+    if not np.isfinite(value):
+        raise UnsupportedExpression(f"{expr} has no finite real value on these arrays")
+    return value
 
 
 class _Evaluator:
     """Evaluates an expression to an array with one axis per bound index (length 1 where the
     expression does not depend on it), so that products and sums broadcast."""
 
-    def __init__(self, arrays: dict, scalars: dict, size: int, axes: dict):
+    def __init__(self, arrays: dict, scalars: dict, size: int, dimension: Symbol, axes: dict):
         self.arrays, self.scalars, self.size, self.axes = arrays, scalars, size, axes
+        self.dimension = dimension
         self.shape = (1,) * len(axes)
 
     def __call__(self, expr: Expr):
         if expr.is_Number:
+            if not expr.is_real:
+                raise UnsupportedExpression(f"{expr} is not a real number")
             return float(expr)
         if isinstance(expr, Symbol):
             return self._symbol(expr)
@@ -59,8 +78,8 @@ class _Evaluator:
         if isinstance(expr, sp.KroneckerDelta):
             a, b = (self(index) for index in expr.args)
             return np.equal(a, b).astype(float)
-        if isinstance(expr, sp.Function) and hasattr(np, expr.func.__name__):
-            return getattr(np, expr.func.__name__)(*(self(a) for a in expr.args))
+        if expr.func in FUNCTIONS:
+            return FUNCTIONS[expr.func](*(self(a) for a in expr.args))
         raise UnsupportedExpression(f"cannot evaluate {type(expr).__name__} on arrays: {expr}")
 
     def _symbol(self, symbol: Symbol):
@@ -75,19 +94,28 @@ class _Evaluator:
     def _entry(self, entry: sp.Indexed):
         if entry.base not in self.arrays:
             raise UnsupportedExpression(f"no array for {entry.base}")
-        positions = [np.asarray(self(index)).astype(int) - 1 for index in entry.indices]
-        return self.arrays[entry.base][tuple(np.broadcast_arrays(*positions))] \
-            if len(positions) > 1 else self.arrays[entry.base][positions[0]]
+        array = self.arrays[entry.base]
+        if array.ndim != len(entry.indices):
+            raise UnsupportedExpression(f"{entry} has {len(entry.indices)} indices; the array "
+                                        f"of {entry.base} has {array.ndim}")
+        positions = [np.asarray(self(index)) for index in entry.indices]
+        if any(not np.all((p >= 1) & (p <= self.size) & (p == np.round(p)))
+               for p in positions):
+            raise UnsupportedExpression(f"{entry} reaches outside the entries 1..{self.size}")
+        positions = [p.astype(int) - 1 for p in positions]
+        return array[tuple(np.broadcast_arrays(*positions))]
 
     def _sum(self, expr: sp.Sum):
+        for index, low, high in expr.limits:
+            if low != 1 or high != self.dimension:
+                raise UnsupportedExpression(f"a sum over {index} from {low} to {high}: only "
+                                            f"sums over 1..{self.dimension} are evaluated on "
+                                            "arrays")
         summand = self(expr.function)
         shape = list(np.broadcast_shapes(self.shape, np.shape(summand)))
         for index, *_ in expr.limits:  # the summand spread along every axis the sum binds
             shape[self.axes[index]] = self.size
         body = np.broadcast_to(summand, tuple(shape))
-        for index, low, high in reversed(expr.limits):
-            if (self(low), self(high)) != (1, self.size):
-                raise UnsupportedExpression(f"a sum over {index} from {low} to {high}: only sums "
-                                            "over the coordinates 1..d are evaluated on arrays")
+        for index, *_ in expr.limits:
             body = body.sum(axis=self.axes[index], keepdims=True)
         return body

@@ -211,14 +211,15 @@ def parser() -> argparse.ArgumentParser:
         "empirical", help="measure q and k of a trained transformer (all-MiniLM-L6-v2) on real "
         "text and compare every head with the models' predictions; needs the empirical extra")
     empirical.add_argument("--text", type=Path, metavar="FILE",
-                           help="one sequence per line (default: the bundled corpus)")
+                           help="UTF-8 text, one sequence per line; blank lines and lines "
+                                "starting with # are skipped (default: the bundled corpus)")
     empirical.add_argument("--max-tokens", type=int, default=128, metavar="N",
                            help="cut each sequence at N tokens (default 128)")
     empirical.add_argument("--json", metavar="FILE", type=Path,
                            help="write every head's measurements and predictions as JSON")
     empirical.add_argument("--figure", metavar="FILE", type=Path,
-                           help="write measured against predicted per head (PNG or SVG; needs "
-                                "the plot extra)")
+                           help="write measured against predicted per head (.png, .svg or "
+                                ".pdf; needs the plot extra)")
 
     latex = commands.add_parser("latex", help="write one standalone .tex per derivation")
     latex.add_argument("paths", nargs="*", metavar="PATH",
@@ -409,6 +410,13 @@ def _empirical(args, console: Console, errors: Console) -> int:
         errors.print("error: --max-tokens takes an integer >= 2 (a row needs two keys)",
                      style="red")
         return 2
+    if args.figure:
+        from .plots import figure_problem
+
+        problem = figure_problem(args.figure)
+        if problem:
+            errors.print(Text(f"error: --figure {problem}"), style="red")
+            return 2
     try:
         with progress_line(errors) as say:
             report = run_empirical(args.text, args.max_tokens, progress=say)
@@ -422,16 +430,11 @@ def _empirical(args, console: Console, errors: Console) -> int:
         if not _written(errors, args.json, write_atomically, args.json, text):
             return 2
     if args.figure:
-        from .plots import PlottingUnavailable, empirical_figure
+        from .plots import empirical_figure
 
-        try:
-            console.print(Text(f"wrote {empirical_figure(report, args.figure)}"))
-        except PlottingUnavailable as error:
-            errors.print(Text(f"error: {error}"), style="red")
+        if not _written(errors, args.figure, empirical_figure, report, args.figure):
             return 2
-        except (OSError, ValueError) as error:
-            errors.print(Text(f"error: cannot write {args.figure}: {error}"), style="red")
-            return 2
+        console.print(Text(f"wrote {args.figure}"))
     return 0
 
 

@@ -42,9 +42,12 @@ class EmpiricalReport:
     heads: list[HeadResult]
 
     def as_json(self) -> dict:
-        return {"schema": 1, "model": self.model, "corpus": self.corpus,
+        """The report as JSON data (a quantity that could not be computed is null)."""
+        from .report import finite_row
+
+        return finite_row({"schema": 1, "model": self.model, "corpus": self.corpus,
                 "sequences": self.sequences, "tokens": self.tokens,
-                "heads": [_head_json(h) for h in self.heads]}
+                "heads": [_head_json(h) for h in self.heads]})
 
 
 def _head_json(result: HeadResult) -> dict:
@@ -55,7 +58,7 @@ def _head_json(result: HeadResult) -> dict:
         "logit_variance": m.logit_variance, "second_moment": m.second_moment,
         "mean_fraction": m.mean_fraction,
         "coordinate_products_variance": m.coordinate_products_variance,
-        "cross_coordinate": m.cross_coordinate,
+        "cross_coordinate": m.cross_coordinate, "cross_share": m.cross_share,
         "within_row_spread": m.within_row_spread, "row_share": m.row_share,
         "entropy_ratio": m.entropy_ratio,
         "coordinates": {"mean_q": m.moments.m_q.tolist(), "mean_k": m.moments.m_k.tolist(),
@@ -75,9 +78,9 @@ DEFAULT_CORPUS = "the bundled corpus"
 def read_corpus(path: Path | None = None) -> list[str]:
     """The sequences of a text file, one per line (blank lines and lines starting with # are
     skipped); the bundled corpus when ``path`` is None."""
-    try:
-        text = (path.read_text(encoding="utf-8") if path is not None
-                else files("sdpa_proofs").joinpath("data/corpus.txt").read_text(encoding="utf-8"))
+    source = path if path is not None else files("sdpa_proofs").joinpath("data/corpus.txt")
+    try:  # utf-8-sig: a byte-order mark is not text
+        text = source.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         raise BadInput(f"cannot read the text {path}: {error}") from error
     sentences = [line.strip() for line in text.splitlines()
@@ -96,6 +99,10 @@ def measure_model(model, sequences: list[list[int]], name: str = "", corpus: str
     sequences = [ids for ids in sequences if len(ids) >= 2]
     if not sequences:
         raise BadInput("no sequence of two tokens or more: a row needs two keys to spread")
+    limit = getattr(model.config, "max_position_embeddings", None)
+    if limit is not None and max(map(len, sequences)) > limit:
+        raise BadInput(f"a sequence of {max(map(len, sequences))} tokens: the model reads at "
+                       f"most {limit}")
     say = progress or (lambda what: None)
     say("running the model")
     captured = capture(model, sequences)
@@ -118,5 +125,8 @@ def run_empirical(text: Path | None = None, max_tokens: int = 128,
     if progress:
         progress("loading the model")
     model, tokenizer = load_packaged_model()
+    if max_tokens > model.config.max_position_embeddings:
+        raise BadInput(f"--max-tokens {max_tokens}: {PACKAGED_MODEL} reads at most "
+                       f"{model.config.max_position_embeddings} tokens")
     return measure_model(model, tokenize(tokenizer, sentences, max_tokens), PACKAGED_MODEL,
                          str(text) if text else DEFAULT_CORPUS, progress)

@@ -52,10 +52,11 @@ class HeadMeasurement:
     #: the sample variance of a row's logits (divisor n - 1: half the mean square difference
     #: of two of its keys' logits), averaged over pairs, i.e. each row weighted by its keys
     within_row_spread: float
+    #: E[Var(S | row)] / Var(S): the rows' own variance (divisor n) over Var(S), the share of
+    #: the variance that is not common to a row (the law of total variance: at most 1)
+    row_share: float
     entropy_ratio: float  # mean over rows of H(softmax(S/sqrt d)) / log n
     moments: PairMoments
-    #: the keys' sample covariance within their row, averaged over pairs as the spread is
-    within_row_sigma_kk: np.ndarray
 
     @property
     def logit_sd(self) -> float:
@@ -89,10 +90,9 @@ class HeadMeasurement:
         return np.divide(np.diag(sigma.sigma_qk), scale, out=np.zeros(self.d), where=scale > 0)
 
     @property
-    def row_share(self) -> float:
-        """The within-row spread as a share of Var(S): what softmax sees of the logits'
-        variance."""
-        return self.within_row_spread / self.logit_variance if self.logit_variance else 0.0
+    def cross_share(self) -> float | None:
+        """The cross-coordinate terms as a share of Var(S) (None when S does not vary)."""
+        return self.cross_coordinate / self.logit_variance if self.logit_variance > 0 else None
 
 
 def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurement:
@@ -102,10 +102,10 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         raise ValueError("no sequences to measure")
     d = sequences[0][0].shape[1]
     pairs = rows = 0
-    logit_sum = logit_square_sum = spread_sum = entropy_sum = 0.0
+    logit_sum = logit_square_sum = spread_sum = row_variance_sum = entropy_sum = 0.0
     product_sum, product_square_sum = np.zeros(d), np.zeros(d)
     q_sum, k_sum = np.zeros(d), np.zeros(d)
-    qq, kk, qk, within_kk = (np.zeros((d, d)) for _ in range(4))
+    qq, kk, qk = (np.zeros((d, d)) for _ in range(3))
     for queries, keys in sequences:
         queries, keys = np.asarray(queries, dtype=float), np.asarray(keys, dtype=float)
         n = len(queries)
@@ -117,6 +117,7 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         logit_sum += logits.sum()
         logit_square_sum += (logits ** 2).sum()
         spread_sum += n * logits.var(axis=1, ddof=1).sum()
+        row_variance_sum += n * logits.var(axis=1).sum()
         entropy_sum += row_entropies(logits / np.sqrt(d)).sum() / np.log(n)
         q_total, k_total = queries.sum(axis=0), keys.sum(axis=0)
         product_sum += q_total * k_total  # sum over pairs (a, b) of q_ai k_bi
@@ -125,16 +126,18 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         qq += n * queries.T @ queries
         kk += n * keys.T @ keys
         qk += np.outer(q_total, k_total)
-        within_kk += n * n * np.cov(keys, rowvar=False, ddof=1).reshape(d, d)
     product_mean = product_sum / pairs
     moments = PairMoments(q_sum / pairs, k_sum / pairs, qq / pairs, kk / pairs, qk / pairs)
     mean = logit_sum / pairs
+    variance = max(float(logit_square_sum / pairs - mean ** 2), 0.0)  # no rounding below 0
     return HeadMeasurement(
         d=d, rows=rows, pairs=pairs, logit_mean=float(mean),
-        logit_variance=float(logit_square_sum / pairs - mean ** 2),
+        logit_variance=variance,
         coordinate_products_variance=float((product_square_sum / pairs - product_mean ** 2).sum()),
-        within_row_spread=float(spread_sum / pairs), entropy_ratio=float(entropy_sum / rows),
-        moments=moments, within_row_sigma_kk=within_kk / pairs)
+        within_row_spread=float(spread_sum / pairs),
+        row_share=float(row_variance_sum / pairs / variance) if variance > 0 else 0.0,
+        entropy_ratio=float(entropy_sum / rows),
+        moments=moments)
 
 
 def row_entropies(logits: np.ndarray) -> np.ndarray:

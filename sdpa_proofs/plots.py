@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 from .scaling import SCALES, ScalingRow
@@ -91,7 +93,35 @@ def empirical_figure(report, path: Path) -> Path:
         axis.legend(fontsize=8)
     figure.suptitle(f"{report.model}, {len(report.heads)} heads, {report.corpus}", fontsize=10)
     figure.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(path, dpi=110, metadata={"Date": None} if path.suffix == ".svg" else None)
-    plt.close(figure)
+    # drawn beside its destination and renamed: a failed run leaves no half-written figure
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.",
+                                         suffix=path.suffix)
+    os.close(handle)
+    try:
+        figure.savefig(temporary, dpi=110,
+                       metadata={"Date": None} if path.suffix == ".svg" else None)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+    finally:
+        plt.close(figure)
     return path
+
+
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def figure_problem(path: Path) -> str | None:
+    """Why a figure cannot be written to ``path``, found before any work is done, or None."""
+    if path.suffix.lower() not in FIGURE_SUFFIXES:
+        return f"{path}: a figure is written as {', '.join(FIGURE_SUFFIXES)} (by its suffix)"
+    if path.is_dir():
+        return f"{path} is a folder"
+    if not path.parent.is_dir():
+        return f"{path}: there is no folder {path.parent}"
+    try:
+        _pyplot()
+    except PlottingUnavailable as error:
+        return str(error)
+    return None

@@ -9,8 +9,8 @@ entries: trace formulas) evaluated on them as arrays.
 Three quantities are predicted:
 - Var(S) and E[S^2] of a single logit S = q . k;
 - the within-row spread, E[(S - S~)^2] / 2 for two keys k, k~ of one query's row: the part of
-  the logits' variance that softmax sees.  For the general Gaussian, whose key is independent
-  of its query (model gaussian-row), this is E[Var(S | q)] = E[S^2] - E[(q . m_k)^2].
+  the logits' variance that softmax sees.  For a key independent of its query (model
+  gaussian-row) this is E[Var(S | q)] = E[S^2] - E[(q . m_k)^2].
 """
 
 from __future__ import annotations
@@ -105,45 +105,47 @@ def correlated_fit(measured: HeadMeasurement) -> Prediction:
                               parameters)
 
 
-def shared_factor_fit(measured: HeadMeasurement) -> Prediction:
-    """q_i = alpha z + sigma_q e_i, k_i = beta z + sigma_k f_i (mean 0): alpha^2 the mean of
-    E[q_i q_j] over i != j, beta^2 that of E[k_i k_j], beta's sign that of E[q_i k_j], and
-    sigma^2 what is left of the mean E[v_i^2]."""
+def factors_fit(measured: HeadMeasurement) -> Prediction:
+    """q_i = alpha z + sigma_q e_i, k_i = beta z' + sigma_k f_i with z' independent of z
+    (separate-factors: the query's token and the key's token each with a factor of its own,
+    as the pair law has it for two tokens), mean 0: alpha^2 the mean of E[q_i q_j] over
+    i != j, beta^2 that of E[k_i k_j], and sigma^2 what is left of the mean E[v_i^2].  A
+    factor here loads on every coordinate alike."""
     m = measured.moments
     alpha = np.sqrt(max(_off_diagonal_mean(m.second_qq), 0.0))
-    beta = np.sqrt(max(_off_diagonal_mean(m.second_kk), 0.0)) * np.sign(
-        _off_diagonal_mean(m.second_qk) or 1.0)
+    beta = np.sqrt(max(_off_diagonal_mean(m.second_kk), 0.0))
     floor = 1e-12  # a variance left at zero by the fit stays a (tiny) positive parameter
     parameters = {"alpha": float(alpha), "beta": float(beta),
                   "sigma_q": float(np.sqrt(max(np.mean(np.diag(m.second_qq)) - alpha ** 2, floor))),
                   "sigma_k": float(np.sqrt(max(np.mean(np.diag(m.second_kk)) - beta ** 2, floor))),
                   "d": measured.d}
-    return _scalar_prediction("shared-factor", ("shared factor", "factor"),
-                              "alpha^2, beta^2 = mean_{i!=j} E[v_i v_j]",
-                              parameters)
+    return _scalar_prediction("separate-factors", ("separate factors", "factors"),
+                              "alpha^2, beta^2 = mean_{i!=j} E[v_i v_j]", parameters)
+
+
+def independent_vectors_fit(measured: HeadMeasurement) -> Prediction:
+    """q and k independent, with the measured means and covariance blocks Sigma_qq, Sigma_kk
+    (model gaussian-row, a key of the query's row independent of it).  For independent q, k
+    these moments depend on the first and second moments alone, E[S^2] = tr(E[q q^T] E[k k^T]),
+    whatever the law: what this leaves out is the dependence between q and k."""
+    arrays = gaussian_arrays(measured.moments)
+    variance, second, spread = (array_value(_closed_form(question, "gaussian-row"), arrays, {},
+                                            models.d) for question in (*SINGLE, ROW_GIVEN_QUERY))
+    return Prediction("gaussian-row", "q, k independent, measured Σ", "q ⟂ k",
+                      "measured m_q, m_k, Sigma_qq, Sigma_kk; Sigma_qk = 0", {"d": measured.d},
+                      variance, second, spread)
 
 
 def gaussian_fit(measured: HeadMeasurement) -> Prediction:
-    """(q, k) jointly Gaussian with the measured means and covariance blocks (gaussian-means),
-    and, for the row, a key independent of its query with the pooled key covariance
-    (gaussian-row)."""
+    """(q, k) jointly Gaussian with the measured means and covariance blocks, Sigma_qk
+    included (gaussian-means): Isserlis' theorem turns the fourth moments into products of
+    these.  (The model has no second key, so no row spread.)"""
     arrays = gaussian_arrays(measured.moments)
     variance, second = (array_value(_closed_form(question, "gaussian-means"), arrays, {},
                                     models.d) for question in SINGLE)
-    spread = array_value(_closed_form(ROW_GIVEN_QUERY, "gaussian-row"), arrays, {}, models.d)
     return Prediction("gaussian-means", "general Gaussian", "Gauss.",
-                      "measured m_q, m_k, Sigma_qq, Sigma_kk, Sigma_qk",
-                      {"d": measured.d}, variance, second, spread)
-
-
-def gaussian_within_row_fit(measured: HeadMeasurement) -> Prediction:
-    """A key independent of its query (gaussian-row) whose covariance is the keys' covariance
-    within their row: the row's common part, which softmax ignores, taken out."""
-    arrays = {**gaussian_arrays(measured.moments), models.Sigma_kk: measured.within_row_sigma_kk}
-    spread = array_value(_closed_form(ROW_GIVEN_QUERY, "gaussian-row"), arrays, {}, models.d)
-    return Prediction("gaussian-row", "Gaussian key, within-row Σ_kk", "row Σ_kk",
-                      "Sigma_kk = the keys' covariance within their row",
-                      {"d": measured.d}, row_spread=spread)
+                      "measured m_q, m_k, Sigma_qq, Sigma_kk, Sigma_qk", {"d": measured.d},
+                      variance, second)
 
 
 def gaussian_arrays(m: PairMoments) -> dict:
@@ -152,8 +154,7 @@ def gaussian_arrays(m: PairMoments) -> dict:
             models.Sigma_kk: m.sigma_kk, models.Sigma_qk: m.sigma_qk}
 
 
-FITS = (independent_fit, correlated_fit, shared_factor_fit, gaussian_fit,
-        gaussian_within_row_fit)
+FITS = (independent_fit, correlated_fit, factors_fit, independent_vectors_fit, gaussian_fit)
 
 
 def predict(measured: HeadMeasurement) -> list[Prediction]:
@@ -162,8 +163,8 @@ def predict(measured: HeadMeasurement) -> list[Prediction]:
 
 
 def _rms(values: np.ndarray) -> float:
-    """sqrt of the mean of ``values`` (variances or second moments)."""
-    return float(np.sqrt(np.mean(values)))
+    """sqrt of the mean of ``values`` (variances or second moments; a rounding below 0 is 0)."""
+    return float(np.sqrt(max(np.mean(values), 0.0)))
 
 
 def _off_diagonal_mean(matrix: np.ndarray) -> float:

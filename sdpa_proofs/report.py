@@ -243,9 +243,18 @@ def _verdict_json(v: Verdict) -> dict:
 
 def finite_row(row: dict) -> dict:
     """JSON has no NaN or infinity: an estimate that could not be made, or that overflowed, is
-    null."""
-    return {k: None if isinstance(v, float) and not math.isfinite(v) else v
-            for k, v in row.items()}
+    null (in nested dicts and lists too)."""
+    return {k: _finite(v) for k, v in row.items()}
+
+
+def _finite(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return finite_row(value)
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _step_json(d: DerivationReport, n: int) -> dict:

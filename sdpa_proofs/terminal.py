@@ -283,7 +283,8 @@ def empirical_tables(report) -> list[Table]:
         measured.add_row(str(r.layer), str(r.head), f"{m.logit_mean:.2f}", f"{m.logit_sd:.2f}",
                          f"{m.sd_over_sqrt_d:.2f}", f"{m.mean_fraction:.2f}",
                          f"{float(abs(m.coordinate_correlations).mean()):.2f}",
-                         f"{m.cross_coordinate / m.logit_variance:.2f}", f"{m.row_share:.2f}",
+                         "–" if m.cross_share is None else f"{m.cross_share:.2f}",
+                         f"{m.row_share:.2f}",
                          f"{m.entropy_ratio:.2f}")
     return [measured, _predicted_table(report), _prediction_summary(report)]
 

