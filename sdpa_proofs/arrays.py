@@ -26,13 +26,11 @@ def array_value(expr: Expr, arrays: dict[IndexedBase, np.ndarray],
                 scalars: dict[Symbol, float], dimension: Symbol) -> float:
     """The value of ``expr`` with each IndexedBase entry taken from ``arrays`` (indices 1..d),
     each symbol from ``scalars`` and ``dimension`` the arrays' common length d."""
-    lengths = {array.shape[0] for array in arrays.values()}
-    if len(lengths) > 1:
-        raise UnsupportedExpression(f"the arrays have different lengths {sorted(lengths)}")
-    if not lengths and dimension not in scalars:
-        raise UnsupportedExpression(f"no value for the dimension {dimension}")
-    size = lengths.pop() if lengths else int(scalars[dimension])
+    size = _dimension(arrays, scalars, dimension)
     bound = sorted({limit[0] for s in expr.atoms(sp.Sum) for limit in s.limits}, key=str)
+    if size ** len(bound) > MAX_ELEMENTS:
+        raise UnsupportedExpression(f"{len(bound)} sums over {size} coordinates: too many terms "
+                                    "to evaluate on arrays")
     free = expr.free_symbols & set(bound)
     if free:
         raise UnsupportedExpression(f"{expr} depends on an index it does not sum over: "
@@ -43,10 +41,28 @@ def array_value(expr: Expr, arrays: dict[IndexedBase, np.ndarray],
         result = np.asarray(evaluator(expr), dtype=float)
     if result.size != 1:
         raise UnsupportedExpression(f"{expr} depends on an index it does not sum over")
-    value = float(result.reshape(-1)[0])
-    if not np.isfinite(value):
-        raise UnsupportedExpression(f"{expr} has no finite real value on these arrays")
-    return value
+    return float(result.reshape(-1)[0])
+
+
+MAX_ELEMENTS = 10 ** 8  # the largest array a formula's sums may spread over
+
+
+def _dimension(arrays: dict, scalars: dict, dimension: Symbol) -> int:
+    """d: the arrays' common length (each array d, d x d, ...), or the value given for it."""
+    shapes = {array.shape for array in arrays.values()}
+    lengths = {n for shape in shapes for n in shape}
+    if len(lengths) > 1 or any(len(shape) == 0 for shape in shapes):
+        raise UnsupportedExpression(f"the arrays are not all d, d x d, ...: shapes "
+                                    f"{sorted(shapes)}")
+    if lengths:
+        return lengths.pop()
+    if dimension not in scalars:
+        raise UnsupportedExpression(f"no value for the dimension {dimension}")
+    value = scalars[dimension]
+    if not (float(value).is_integer() and 1 <= value <= MAX_ELEMENTS):
+        raise UnsupportedExpression(f"{dimension} = {value}: a dimension is a positive integer "
+                                    f"(at most {MAX_ELEMENTS})")
+    return int(value)
 
 
 class _Evaluator:
@@ -59,6 +75,14 @@ class _Evaluator:
         self.shape = (1,) * len(axes)
 
     def __call__(self, expr: Expr):
+        """The value of ``expr``: every intermediate value a finite real number, or refused
+        (an infinity or NaN could otherwise vanish in a later step, as exp(-inf) = 0)."""
+        value = self._value(expr)
+        if not np.all(np.isfinite(value)):
+            raise UnsupportedExpression(f"{expr} has no finite real value on these arrays")
+        return value
+
+    def _value(self, expr: Expr):
         if expr.is_Number:
             if not expr.is_real:
                 raise UnsupportedExpression(f"{expr} is not a real number")
@@ -77,6 +101,9 @@ class _Evaluator:
             return self._sum(expr)
         if isinstance(expr, sp.KroneckerDelta):
             a, b = (self(index) for index in expr.args)
+            if not (np.all(a == np.round(a)) and np.all(b == np.round(b))):
+                raise UnsupportedExpression(f"{expr}: a Kronecker delta of indices takes "
+                                            "integers")
             return np.equal(a, b).astype(float)
         if expr.func in FUNCTIONS:
             return FUNCTIONS[expr.func](*(self(a) for a in expr.args))
@@ -86,7 +113,8 @@ class _Evaluator:
         if symbol in self.axes:  # a bound index: its value 1..d along its axis
             shape = [1] * len(self.axes)
             shape[self.axes[symbol]] = self.size
-            return np.arange(1, self.size + 1).reshape(shape)
+            # as floats: integer powers of indices would wrap around in int64
+            return np.arange(1, self.size + 1, dtype=float).reshape(shape)
         if symbol not in self.scalars:
             raise UnsupportedExpression(f"no value for {symbol}")
         return float(self.scalars[symbol])

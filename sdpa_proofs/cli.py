@@ -342,6 +342,15 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     return run.exit_code
 
 
+def output_problem(path: Path, flag: str) -> str | None:
+    """Why an output file cannot be written at ``path`` (a folder, or in no folder), or None."""
+    if path.is_dir():
+        return f"{flag} {path} is a folder"
+    if not path.parent.is_dir():
+        return f"{flag} {path}: there is no folder {path.parent}"
+    return None
+
+
 def _written(errors: Console, path: Path, write: Callable, *args) -> bool:
     """``write(*args)``, a report or file at ``path``; a path that cannot be written is bad
     input, said plainly."""
@@ -410,13 +419,18 @@ def _empirical(args, console: Console, errors: Console) -> int:
         errors.print("error: --max-tokens takes an integer >= 2 (a row needs two keys)",
                      style="red")
         return 2
+    problems = []
+    if args.json:
+        problems.append(output_problem(args.json, "--json"))
     if args.figure:
         from .plots import figure_problem
 
-        problem = figure_problem(args.figure)
-        if problem:
-            errors.print(Text(f"error: --figure {problem}"), style="red")
-            return 2
+        problems += [output_problem(args.figure, "--figure"), figure_problem(args.figure)]
+        if args.json and args.json.resolve() == args.figure.resolve():
+            problems.append(f"--json and --figure name the same file {args.json}")
+    if any(problems):  # found before the model runs, not after
+        errors.print(Text(f"error: {next(p for p in problems if p)}"), style="red")
+        return 2
     try:
         with progress_line(errors) as say:
             report = run_empirical(args.text, args.max_tokens, progress=say)

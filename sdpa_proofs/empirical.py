@@ -128,5 +128,11 @@ def run_empirical(text: Path | None = None, max_tokens: int = 128,
     if max_tokens > model.config.max_position_embeddings:
         raise BadInput(f"--max-tokens {max_tokens}: {PACKAGED_MODEL} reads at most "
                        f"{model.config.max_position_embeddings} tokens")
-    return measure_model(model, tokenize(tokenizer, sentences, max_tokens), PACKAGED_MODEL,
-                         str(text) if text else DEFAULT_CORPUS, progress)
+    special = set(tokenizer.all_special_ids)
+    sequences = [ids for ids in tokenize(tokenizer, sentences, max_tokens)
+                 if not special.issuperset(ids)]  # [CLS] [SEP] alone say nothing of the text
+    if not sequences:
+        raise BadInput(f"--max-tokens {max_tokens} leaves no token of the text itself: "
+                       "the model's special tokens take two")
+    return measure_model(model, sequences, PACKAGED_MODEL, str(text) if text else DEFAULT_CORPUS,
+                         progress)

@@ -49,12 +49,10 @@ class HeadMeasurement:
     logit_mean: float  # E[S]
     logit_variance: float  # Var(S)
     coordinate_products_variance: float  # sum_i Var(q_i k_i)
-    #: the sample variance of a row's logits (divisor n - 1: half the mean square difference
-    #: of two of its keys' logits), averaged over pairs, i.e. each row weighted by its keys
+    #: E[Var(S | row)]: the variance of a row's logits (divisor n: half the mean square
+    #: difference of two keys drawn independently from the row, as the models' k and k~ are),
+    #: averaged over pairs, i.e. each row weighted by its keys
     within_row_spread: float
-    #: E[Var(S | row)] / Var(S): the rows' own variance (divisor n) over Var(S), the share of
-    #: the variance that is not common to a row (the law of total variance: at most 1)
-    row_share: float
     entropy_ratio: float  # mean over rows of H(softmax(S/sqrt d)) / log n
     moments: PairMoments
 
@@ -90,6 +88,12 @@ class HeadMeasurement:
         return np.divide(np.diag(sigma.sigma_qk), scale, out=np.zeros(self.d), where=scale > 0)
 
     @property
+    def row_share(self) -> float:
+        """E[Var(S | row)] / Var(S): the share of the variance that is not common to a row, all
+        that softmax sees (the law of total variance: at most 1)."""
+        return self.within_row_spread / self.logit_variance if self.logit_variance > 0 else 0.0
+
+    @property
     def cross_share(self) -> float | None:
         """The cross-coordinate terms as a share of Var(S) (None when S does not vary)."""
         return self.cross_coordinate / self.logit_variance if self.logit_variance > 0 else None
@@ -102,7 +106,7 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         raise ValueError("no sequences to measure")
     d = sequences[0][0].shape[1]
     pairs = rows = 0
-    logit_sum = logit_square_sum = spread_sum = row_variance_sum = entropy_sum = 0.0
+    logit_sum = logit_square_sum = spread_sum = entropy_sum = 0.0
     product_sum, product_square_sum = np.zeros(d), np.zeros(d)
     q_sum, k_sum = np.zeros(d), np.zeros(d)
     qq, kk, qk = (np.zeros((d, d)) for _ in range(3))
@@ -112,12 +116,13 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         if n < 2 or keys.shape != queries.shape or queries.shape[1] != d:
             raise ValueError(f"each sequence needs Q and K of the same shape (tokens >= 2, {d}), "
                              f"not {queries.shape} and {keys.shape}")
+        if not (np.isfinite(queries).all() and np.isfinite(keys).all()):
+            raise ValueError("a query or key has a value that is not a finite number")
         logits = queries @ keys.T
         pairs, rows = pairs + n * n, rows + n
         logit_sum += logits.sum()
         logit_square_sum += (logits ** 2).sum()
-        spread_sum += n * logits.var(axis=1, ddof=1).sum()
-        row_variance_sum += n * logits.var(axis=1).sum()
+        spread_sum += n * logits.var(axis=1).sum()
         entropy_sum += row_entropies(logits / np.sqrt(d)).sum() / np.log(n)
         q_total, k_total = queries.sum(axis=0), keys.sum(axis=0)
         product_sum += q_total * k_total  # sum over pairs (a, b) of q_ai k_bi
@@ -135,7 +140,6 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         logit_variance=variance,
         coordinate_products_variance=float((product_square_sum / pairs - product_mean ** 2).sum()),
         within_row_spread=float(spread_sum / pairs),
-        row_share=float(row_variance_sum / pairs / variance) if variance > 0 else 0.0,
         entropy_ratio=float(entropy_sum / rows),
         moments=moments)
 

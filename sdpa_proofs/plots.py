@@ -113,13 +113,9 @@ FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
 
 
 def figure_problem(path: Path) -> str | None:
-    """Why a figure cannot be written to ``path``, found before any work is done, or None."""
+    """Why no figure can be drawn to ``path`` (its suffix, or no matplotlib), or None."""
     if path.suffix.lower() not in FIGURE_SUFFIXES:
         return f"{path}: a figure is written as {', '.join(FIGURE_SUFFIXES)} (by its suffix)"
-    if path.is_dir():
-        return f"{path} is a folder"
-    if not path.parent.is_dir():
-        return f"{path}: there is no folder {path.parent}"
     try:
         _pyplot()
     except PlottingUnavailable as error:

