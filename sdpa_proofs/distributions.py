@@ -125,7 +125,7 @@ class Rademacher(Family):
         return 1 if degree <= 1 else 2
 
     def sample(self, rng, shape, sigma):
-        return sigma * rng.choice(np.array([-1.0, 1.0]), size=shape)
+        return sigma * random_signs(rng, shape)
 
 
 class Laplace(Family):
@@ -158,15 +158,24 @@ class Laplace(Family):
             return half + [(w, -x) for w, x in half]
 
     def sample(self, rng, shape, sigma):
-        """b (E_1 - E_2) for independent standard exponentials: Laplace(0, b), drawn twice as
-        fast as NumPy's own Laplace sampler (which takes a logarithm per draw)."""
+        """b E S for a standard exponential E and an independent random sign S: Laplace(0, b),
+        whose |X| / b is exponential and whose sign is fair and independent of |X|; drawn
+        about three times as fast as NumPy's own Laplace sampler (a logarithm per draw)."""
         draws = rng.standard_exponential(shape)
-        draws -= rng.standard_exponential(shape)
+        draws *= random_signs(rng, shape)
         draws *= sigma / np.sqrt(2.0)
         return draws
 
 
 MOMENT_RULE_POINTS = 16
+
+
+def random_signs(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    """Independent fair signs, -1.0 or +1.0: one random bit each (eight per random byte, far
+    faster than drawing from [-1, 1])."""
+    size = int(np.prod(shape))
+    bits = np.unpackbits(rng.integers(0, 256, size=(size + 7) // 8, dtype=np.uint8))[:size]
+    return (bits * 2.0 - 1.0).reshape(shape)
 
 
 def gauss_from_moments(moments: list[int], points: int, dps: int) -> tuple:

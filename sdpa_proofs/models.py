@@ -174,6 +174,7 @@ class LatentLinearModel(Model):
     def __post_init__(self):
         self._latent = {latent.name: latent for latent in self.latents}
         self._moments: dict = {}
+        self._floats: dict = {}
         self.name = self.name or "latent-model"
         self.title = self.title or self.name
         if not self.parameter_points:
@@ -423,10 +424,12 @@ class LatentLinearModel(Model):
             rng, (rows, 1 if latent.name in row else n, 1 if latent.shared else dim), 1.0)
             for latent in self.latents}
 
+        numbers = self._numbers(point)
+
         def vector(v):
-            value = float(sp.sympify(self.means.get(v, 0)).xreplace(point))
-            for name, c in self.loadings.get(v, {}).items():
-                value = value + float(sp.sympify(c).xreplace(point)) * draws[name]
+            terms, value = numbers[v]
+            for name, c in terms:
+                value = value + c * draws[name]
             return np.broadcast_to(value, (rows, n, dim))
 
         return vector(q)[:, 0, :], vector(k)
@@ -436,18 +439,29 @@ class LatentLinearModel(Model):
         draws = {latent.name: draw(slot, latent, (n, 1) if latent.shared else (n, dim))
                  for slot, latent in enumerate(self.latents)}
         arrays = {}
-        for vector, loads in self.loadings.items():
+        for vector, (terms, mean) in self._numbers(point).items():
             value = None  # built in place: each pass over large arrays costs
-            for name, c in loads.items():
-                term = float(sp.sympify(c).xreplace(point)) * draws[name]
+            for name, c in terms:
+                term = c * draws[name]
                 value = term if value is None else np.add(value, term, out=value
                                                           if value.shape == term.shape else None)
-            mean = float(sp.sympify(self.means.get(vector, 0)).xreplace(point))
             value = np.zeros((n, dim)) if value is None else value
             if mean:
                 value = value + mean
             arrays[vector] = np.broadcast_to(value, (n, dim))
         return arrays
+
+    def _numbers(self, point: dict) -> dict:
+        """Each vector's loadings and mean as floats at a parameter point (computed once per
+        point: the samplers build vectors chunk by chunk)."""
+        key = tuple(sorted(point.items(), key=str))
+        if key not in self._floats:
+            self._floats[key] = {
+                vector: ([(name, float(sp.sympify(c).xreplace(point)))
+                          for name, c in loads.items()],
+                         float(sp.sympify(self.means.get(vector, 0)).xreplace(point)))
+                for vector, loads in self.loadings.items()}
+        return self._floats[key]
 
 
 Sigma_qq = SymmetricMatrix("Sigma_qq", real=True)
