@@ -239,7 +239,7 @@ def entry_values(arrays: dict, dim: int) -> dict:
     values = {}
     for base, array in arrays.items():
         for position in itertools.product(range(dim), repeat=array.ndim):
-            values[base[tuple(p + 1 for p in position)]] = sp.Float(array[position], 30)
+            values[base[tuple(p + 1 for p in position)]] = sp.Float(float(array[position]), 30)
     return values
 
 
