@@ -26,6 +26,7 @@ def array_value(expr: Expr, arrays: dict[IndexedBase, np.ndarray],
                 scalars: dict[Symbol, float], dimension: Symbol) -> float:
     """The value of ``expr`` with each IndexedBase entry taken from ``arrays`` (indices 1..d),
     each symbol from ``scalars`` and ``dimension`` the arrays' common length d."""
+    arrays = {base: np.asarray(array, dtype=float) for base, array in arrays.items()}
     size = _dimension(arrays, scalars, dimension)
     bound = sorted({limit[0] for s in expr.atoms(sp.Sum) for limit in s.limits}, key=str)
     if size ** len(bound) > MAX_ELEMENTS:

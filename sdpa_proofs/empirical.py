@@ -11,7 +11,7 @@ The measuring (measurements.py) and predicting (predictions.py) need only NumPy;
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -40,13 +40,15 @@ class EmpiricalReport:
     sequences: int
     tokens: int
     heads: list[HeadResult]
+    #: lines of the text left out: no token the model reads beyond its special ones
+    skipped: int = 0
 
     def as_json(self) -> dict:
         """The report as JSON data (a quantity that could not be computed is null)."""
         from .report import finite_row
 
         return finite_row({"schema": 1, "model": self.model, "corpus": self.corpus,
-                "sequences": self.sequences, "tokens": self.tokens,
+                "sequences": self.sequences, "tokens": self.tokens, "skipped": self.skipped,
                 "heads": [_head_json(h) for h in self.heads]})
 
 
@@ -64,7 +66,8 @@ def _head_json(result: HeadResult) -> dict:
         "coordinates": {"mean_q": m.moments.m_q.tolist(), "mean_k": m.moments.m_k.tolist(),
                         "variance_q": np.diag(m.moments.sigma_qq).tolist(),
                         "variance_k": np.diag(m.moments.sigma_kk).tolist(),
-                        "correlation_qk": m.coordinate_correlations.tolist()},
+                        "correlation_qk": m.coordinate_correlations.tolist(),
+                        "token_correlation_qk": m.token_correlations.tolist()},
         "predictions": [{"model": p.model, "fit": p.fit, "parameters": p.parameters,
                          "variance": p.variance, "second_moment": p.second_moment,
                          "row_spread": p.row_spread, "ratio": p.ratios(m)}
@@ -96,6 +99,7 @@ def measure_model(model, sequences: list[list[int]], name: str = "", corpus: str
     tokens or more), with every model's predictions."""
     from .transformer import capture
 
+    sequences = [_token_ids(ids, model.config.vocab_size) for ids in sequences]
     sequences = [ids for ids in sequences if len(ids) >= 2]
     if not sequences:
         raise BadInput("no sequence of two tokens or more: a row needs two keys to spread")
@@ -116,11 +120,21 @@ def measure_model(model, sequences: list[list[int]], name: str = "", corpus: str
                            sum(map(len, sequences)), heads)
 
 
+def _token_ids(ids, vocabulary: int) -> list[int]:
+    """A sequence of token ids as a list of ints, each one the model knows."""
+    ids = [int(i) for i in np.asarray(ids).reshape(-1)]
+    if any(not 0 <= i < vocabulary for i in ids):
+        raise BadInput(f"a token id outside the model's vocabulary 0..{vocabulary - 1}")
+    return ids
+
+
 def run_empirical(text: Path | None = None, max_tokens: int = 128,
                   progress: Callable[[str], None] | None = None) -> EmpiricalReport:
     """The packaged all-MiniLM-L6-v2 measured on ``text`` (the bundled corpus by default)."""
     from .transformer import PACKAGED_MODEL, load_packaged_model, tokenize
 
+    if max_tokens < 2:
+        raise BadInput(f"max_tokens = {max_tokens}: a row needs two tokens")
     sentences = read_corpus(text)
     if progress:
         progress("loading the model")
@@ -128,11 +142,12 @@ def run_empirical(text: Path | None = None, max_tokens: int = 128,
     if max_tokens > model.config.max_position_embeddings:
         raise BadInput(f"--max-tokens {max_tokens}: {PACKAGED_MODEL} reads at most "
                        f"{model.config.max_position_embeddings} tokens")
-    special = set(tokenizer.all_special_ids)
-    sequences = [ids for ids in tokenize(tokenizer, sentences, max_tokens)
-                 if not special.issuperset(ids)]  # [CLS] [SEP] alone say nothing of the text
+    special = set(tokenizer.all_special_ids)  # [CLS], [SEP], [UNK], ...
+    tokenized = tokenize(tokenizer, sentences, max_tokens)
+    sequences = [ids for ids in tokenized if not special.issuperset(ids)]
     if not sequences:
-        raise BadInput(f"--max-tokens {max_tokens} leaves no token of the text itself: "
-                       "the model's special tokens take two")
-    return measure_model(model, sequences, PACKAGED_MODEL, str(text) if text else DEFAULT_CORPUS,
-                         progress)
+        raise BadInput(f"no line of {text or DEFAULT_CORPUS} has a token the model reads beyond "
+                       f"its special tokens ([CLS], [SEP], [UNK]) within {max_tokens} tokens")
+    report = measure_model(model, sequences, PACKAGED_MODEL,
+                           str(text) if text else DEFAULT_CORPUS, progress)
+    return replace(report, skipped=len(tokenized) - len(sequences))

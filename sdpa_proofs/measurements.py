@@ -4,7 +4,11 @@ A head sees each sequence (a row of attention per token) on its own: the logits 
 S_ab = q_a . k_b for tokens a, b of the same sequence.  The empirical law of (q, k) here is
 the uniform law over those pairs (a, b), so every moment below (E[S], Var(S), Cov(q_i, k_j),
 ...) is a moment of that one law, and the identities the toolkit proves for a law hold for it
-exactly.  The within-row spread is the part of Var(S) that softmax sees: the variance of a
+exactly.  Within one sequence that law is the product of the sequence's q-law and k-law, so q
+and k are independent there: under it, q and k depend on each other only through what
+differs from sequence to sequence.  The correlation of q_i and k_i of the *same* token, which
+the seed's argument about trained models is about, is measured on its own (over tokens).
+The within-row spread is the part of Var(S) that softmax sees: the variance of a
 query's logits across the keys of its row, which ignores what is common to the row.  It is
 averaged over the same pairs, so a row counts as often as it has keys.
 """
@@ -55,6 +59,8 @@ class HeadMeasurement:
     within_row_spread: float
     entropy_ratio: float  # mean over rows of H(softmax(S/sqrt d)) / log n
     moments: PairMoments
+    #: Corr(q_i(a), k_i(a)) over the tokens a: q and k of the same token, per coordinate
+    token_correlations: np.ndarray
 
     @property
     def logit_sd(self) -> float:
@@ -82,7 +88,8 @@ class HeadMeasurement:
 
     @property
     def coordinate_correlations(self) -> np.ndarray:
-        """Corr(q_i, k_i) for each coordinate i."""
+        """Corr(q_i, k_i) for each coordinate i under the pair law (q of one token, k of
+        another of its sequence, or of itself)."""
         sigma = self.moments
         scale = np.sqrt(np.diag(sigma.sigma_qq) * np.diag(sigma.sigma_kk))
         return np.divide(np.diag(sigma.sigma_qk), scale, out=np.zeros(self.d), where=scale > 0)
@@ -99,26 +106,34 @@ class HeadMeasurement:
         return self.cross_coordinate / self.logit_variance if self.logit_variance > 0 else None
 
 
-def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurement:
+def measure_head(sequences) -> HeadMeasurement:
     """The measurements of one head from its (Q, K) per sequence, each (tokens, d); every
     sequence needs two tokens, so that its row has a spread."""
+    sequences = [(np.asarray(q, dtype=float), np.asarray(k, dtype=float)) for q, k in sequences]
     if not sequences:
         raise ValueError("no sequences to measure")
+    if sequences[0][0].ndim != 2:
+        raise ValueError(f"each sequence needs Q and K of shape (tokens, d), not "
+                         f"{sequences[0][0].shape}")
     d = sequences[0][0].shape[1]
     pairs = rows = 0
     logit_sum = logit_square_sum = spread_sum = entropy_sum = 0.0
     product_sum, product_square_sum = np.zeros(d), np.zeros(d)
     q_sum, k_sum = np.zeros(d), np.zeros(d)
     qq, kk, qk = (np.zeros((d, d)) for _ in range(3))
+    tokens = Tokens(d)
     for queries, keys in sequences:
-        queries, keys = np.asarray(queries, dtype=float), np.asarray(keys, dtype=float)
         n = len(queries)
         if n < 2 or keys.shape != queries.shape or queries.shape[1] != d:
             raise ValueError(f"each sequence needs Q and K of the same shape (tokens >= 2, {d}), "
                              f"not {queries.shape} and {keys.shape}")
         if not (np.isfinite(queries).all() and np.isfinite(keys).all()):
             raise ValueError("a query or key has a value that is not a finite number")
-        logits = queries @ keys.T
+        with np.errstate(over="ignore", invalid="ignore"):  # checked on the next line
+            logits = queries @ keys.T
+        if not np.isfinite(logits).all():
+            raise ValueError("the logits q . k overflow: the queries and keys are too large")
+        tokens.add(queries, keys)
         pairs, rows = pairs + n * n, rows + n
         logit_sum += logits.sum()
         logit_square_sum += (logits ** 2).sum()
@@ -141,7 +156,25 @@ def measure_head(sequences: list[tuple[np.ndarray, np.ndarray]]) -> HeadMeasurem
         coordinate_products_variance=float((product_square_sum / pairs - product_mean ** 2).sum()),
         within_row_spread=float(spread_sum / pairs),
         entropy_ratio=float(entropy_sum / rows),
-        moments=moments)
+        moments=moments, token_correlations=tokens.correlations())
+
+
+class Tokens:
+    """Running sums over tokens (each token once) of q_i, k_i, q_i^2, k_i^2 and q_i k_i."""
+
+    def __init__(self, d: int):
+        self.count, self.sums = 0, np.zeros((5, d))
+
+    def add(self, queries: np.ndarray, keys: np.ndarray) -> None:
+        self.count += len(queries)
+        self.sums += np.stack([queries.sum(axis=0), keys.sum(axis=0), (queries ** 2).sum(axis=0),
+                               (keys ** 2).sum(axis=0), (queries * keys).sum(axis=0)])
+
+    def correlations(self) -> np.ndarray:
+        """Corr(q_i, k_i) over the tokens (0 where q_i or k_i does not vary)."""
+        m_q, m_k, qq, kk, qk = self.sums / self.count
+        scale = np.sqrt(np.maximum(qq - m_q ** 2, 0) * np.maximum(kk - m_k ** 2, 0))
+        return np.divide(qk - m_q * m_k, scale, out=np.zeros_like(scale), where=scale > 0)
 
 
 def row_entropies(logits: np.ndarray) -> np.ndarray:

@@ -79,14 +79,22 @@ def empirical_figure(report, path: Path) -> Path:
     figure, axes = plt.subplots(1, len(EMPIRICAL_PANELS), figsize=(11, 4.6))
     for axis, (quantity, measured_name, title) in zip(axes, EMPIRICAL_PANELS):
         measured = [getattr(r.measured, measured_name) for r in report.heads]
+        hidden = sum(1 for value in measured if value <= 0)  # a log scale cannot show them
         for n, first in enumerate(report.heads[0].predictions):
-            predicted = [getattr(r.predictions[n], quantity) for r in report.heads]
-            if None in predicted:
+            points = [(x, getattr(r.predictions[n], quantity))
+                      for x, r in zip(measured, report.heads)]
+            if any(y is None for _, y in points):
                 continue
+            points = [(x, y) for x, y in points if x > 0 and y > 0]
             # a marker of its own per model: the i.i.d. models' points often coincide
-            axis.scatter(measured, predicted, s=18, alpha=0.75, label=first.label,
-                         marker="osx^D"[n % 5], facecolors="none" if n % 5 == 1 else None)
-        low, high = min(measured) / 3, max(measured) * 3
+            axis.scatter([x for x, _ in points], [y for _, y in points], s=18, alpha=0.75,
+                         label=first.label, marker="osx^D"[n % 5],
+                         facecolors="none" if n % 5 == 1 else None)
+        shown = [value for value in measured if value > 0] or [1.0]
+        if hidden:
+            axis.annotate(f"{hidden} head(s) at 0 not shown", (0.02, 0.02),
+                          xycoords="axes fraction", fontsize=8)
+        low, high = min(shown) / 3, max(shown) * 3
         axis.plot([low, high], [low, high], color="black", linewidth=0.8)
         axis.set(xscale="log", yscale="log", xlabel="measured", ylabel="predicted",
                  title=title)

@@ -82,7 +82,7 @@ def _symbol(name: str) -> sp.Symbol:
 def independent_fit(measured: HeadMeasurement) -> Prediction:
     """Independent zero-mean coordinates: sigma^2 the mean of E[q_i^2] (and of E[k_i^2])."""
     m = measured.moments
-    parameters = {"sigma_q": _rms(np.diag(m.second_qq)), "sigma_k": _rms(np.diag(m.second_kk)),
+    parameters = {"sigma_q": _sd(np.diag(m.second_qq)), "sigma_k": _sd(np.diag(m.second_kk)),
                   "d": measured.d}
     return _scalar_prediction("independent-normal", ("independent", "indep."),
                               "sigma^2 = mean_i E[v_i^2]", parameters)
@@ -94,9 +94,10 @@ def correlated_fit(measured: HeadMeasurement) -> Prediction:
     of the coordinates' means, and mu_k such that d mu_q mu_k = m_q . m_k, so that the model's
     E[S] = d (mu_q mu_k + rho sigma_q sigma_k) is the measured one."""
     m = measured.moments
-    sigma_q, sigma_k = _rms(np.diag(m.sigma_qq)), _rms(np.diag(m.sigma_kk))
-    scale = sigma_q * sigma_k  # 0 when q or k does not vary: then nothing to correlate
-    rho = float(np.clip(np.mean(np.diag(m.sigma_qk)) / scale, -0.999, 0.999)) if scale else 0.0
+    sigma_q, sigma_k = _sd(np.diag(m.sigma_qq)), _sd(np.diag(m.sigma_kk))
+    varies = min(np.mean(np.diag(m.sigma_qq)), np.mean(np.diag(m.sigma_kk))) > VARIANCE_FLOOR
+    rho = float(np.clip(np.mean(np.diag(m.sigma_qk)) / (sigma_q * sigma_k), -0.999, 0.999)) \
+        if varies else 0.0  # nothing to correlate when q or k does not vary
     mu_q = _rms(m.m_q ** 2)
     mu_k = float(m.m_q @ m.m_k) / (measured.d * mu_q) if mu_q > 0 else 0.0
     parameters = {"sigma_q": sigma_q, "sigma_k": sigma_k, "rho": rho, "mu_q": mu_q, "mu_k": mu_k,
@@ -115,11 +116,9 @@ def factors_fit(measured: HeadMeasurement) -> Prediction:
     m = measured.moments
     alpha = np.sqrt(max(_off_diagonal_mean(m.second_qq), 0.0))
     beta = np.sqrt(max(_off_diagonal_mean(m.second_kk), 0.0))
-    floor = 1e-12  # a variance left at zero by the fit stays a (tiny) positive parameter
     parameters = {"alpha": float(alpha), "beta": float(beta),
-                  "sigma_q": float(np.sqrt(max(np.mean(np.diag(m.second_qq)) - alpha ** 2, floor))),
-                  "sigma_k": float(np.sqrt(max(np.mean(np.diag(m.second_kk)) - beta ** 2, floor))),
-                  "d": measured.d}
+                  "sigma_q": _sd(np.diag(m.second_qq) - alpha ** 2),
+                  "sigma_k": _sd(np.diag(m.second_kk) - beta ** 2), "d": measured.d}
     return _scalar_prediction("separate-factors", ("separate factors", "factors"),
                               "alpha^2, beta^2 = mean_{i!=j} E[v_i v_j]", parameters)
 
@@ -166,6 +165,15 @@ def predict(measured: HeadMeasurement) -> list[Prediction]:
 def _rms(values: np.ndarray) -> float:
     """sqrt of the mean of ``values`` (variances or second moments; a rounding below 0 is 0)."""
     return float(np.sqrt(max(np.mean(values), 0.0)))
+
+
+VARIANCE_FLOOR = 1e-24  # a standard deviation the fit leaves at 0 stays a (tiny) positive one
+
+
+def _sd(variances) -> float:
+    """A model's standard deviation from variances: the root of their mean, kept positive as
+    the models' sigma parameters are."""
+    return float(np.sqrt(max(np.mean(variances), VARIANCE_FLOOR)))
 
 
 def _off_diagonal_mean(matrix: np.ndarray) -> float:

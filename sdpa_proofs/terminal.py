@@ -272,17 +272,19 @@ def _ratio(value: float | None) -> Text:
 def empirical_tables(report) -> list[Table]:
     """The measured heads, then what each model predicts for them (predicted / measured), then
     each model's typical and worst factor over the heads."""
+    skipped = f", {report.skipped} lines skipped" if report.skipped else ""
     measured = Table(title=f"{report.model} on {report.corpus} ({report.sequences} sequences, "
-                           f"{report.tokens} tokens): raw logits S = q·k of each head",
+                           f"{report.tokens} tokens{skipped}): raw logits S = q·k of each head "
+                           "(token |ρᵢ|: mean |Corr(qᵢ, kᵢ)| of the same token)",
                      title_justify="left", header_style="bold")
-    for column in ("layer", "head", "E[S]", "sd(S)", "sd/√d", "E[S]²/E[S²]", "mean |ρᵢ|",
+    for column in ("layer", "head", "E[S]", "sd(S)", "sd/√d", "E[S]²/E[S²]", "token |ρᵢ|",
                    "cross/Var", "row/Var", "H/log n"):
         measured.add_column(column, justify="right")
     for r in report.heads:
         m = r.measured
         measured.add_row(str(r.layer), str(r.head), f"{m.logit_mean:.2f}", f"{m.logit_sd:.2f}",
                          f"{m.sd_over_sqrt_d:.2f}", f"{m.mean_fraction:.2f}",
-                         f"{float(abs(m.coordinate_correlations).mean()):.2f}",
+                         f"{float(abs(m.token_correlations).mean()):.2f}",
                          "–" if m.cross_share is None else f"{m.cross_share:.2f}",
                          f"{m.row_share:.2f}",
                          f"{m.entropy_ratio:.2f}")

@@ -1,9 +1,10 @@
 """Queries and keys of a trained transformer's heads, read off its attention layers.
 
 Needs the ``empirical`` extra (PyTorch, transformers and the packaged all-MiniLM-L6-v2).  The
-model is loaded from the files installed with its package, never from the network.  Any BERT
-encoder works (``model.encoder.layer[l].attention.self.query`` / ``.key``): forward hooks on
-those projections catch q and k as the model computes them, before they are split into heads.
+model is loaded from the files installed with its package, never from the network.  A
+BERT-style encoder of the transformers library works (``encoder.layer[l].attention.self``
+with ``.query`` and ``.key`` projections: BERT, RoBERTa, ELECTRA, ...): forward hooks on those
+projections catch q and k as the model computes them, before they are split into heads.
 """
 
 from __future__ import annotations
@@ -86,12 +87,18 @@ class Capture:
 
 
 def attention_layers(model) -> list:
-    """The self-attention modules of a BERT encoder, in order."""
+    """The self-attention modules of a BERT-style encoder (BERT, RoBERTa, ELECTRA, ...; a
+    model with a task head is read through its base model), in order."""
+    base = getattr(model, "base_model", model)
     try:
-        return [layer.attention.self for layer in model.encoder.layer]
+        layers = [layer.attention.self for layer in base.encoder.layer]
     except AttributeError as error:
-        raise BadInput(f"{type(model).__name__} is not a BERT encoder: no "
+        raise BadInput(f"{type(model).__name__} is not a BERT-style encoder: no "
                        "encoder.layer[l].attention.self") from error
+    if not all(hasattr(m, "query") and hasattr(m, "key") for m in layers):
+        raise BadInput(f"{type(model).__name__}: its attention has no separate query and key "
+                       "projections (.query, .key) to read q and k from")
+    return layers
 
 
 def capture(model, sequences: list[list[int]]) -> Capture:
@@ -108,6 +115,8 @@ def capture(model, sequences: list[list[int]]) -> Capture:
     hooks += [module.key.register_forward_hook(_keeper(caught, ("k", n)))
               for n, module in enumerate(layers)]
     queries, keys = ([[] for _ in layers] for _ in range(2))
+    training = model.training
+    model.eval()  # no dropout: the q and k the model computes at inference
     try:
         with torch.no_grad():
             for ids in sequences:
@@ -116,6 +125,7 @@ def capture(model, sequences: list[list[int]]) -> Capture:
                     queries[n].append(_heads(caught[("q", n)], heads, head_dim))
                     keys[n].append(_heads(caught[("k", n)], heads, head_dim))
     finally:
+        model.train(training)
         for hook in hooks:
             hook.remove()
     return Capture(queries, keys, heads, head_dim)

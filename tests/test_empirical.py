@@ -157,8 +157,14 @@ def test_a_token_limit_that_leaves_only_the_special_tokens_is_refused(tmp_path):
 
     text = tmp_path / "two.txt"
     text.write_text("The cat sat on the mat.\nAttention is all you need.\n")
-    with pytest.raises(BadInput, match="leaves no token of the text itself"):
+    with pytest.raises(BadInput, match="has a token the model reads beyond its special tokens"):
         run_empirical(text, max_tokens=2)
+    with pytest.raises(BadInput, match="a row needs two tokens"):
+        run_empirical(text, max_tokens=1)
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_text("\u1200\u1201\u1202\nThe cat sat on the mat.\n")  # Ethiopic: [UNK]
+    report = run_empirical(unknown)
+    assert (report.sequences, report.skipped) == (1, 1)
     with pytest.raises(BadInput, match="reads at most 512 tokens"):
         run_empirical(text, max_tokens=513)
 
@@ -216,6 +222,42 @@ def test_a_byte_order_mark_is_not_text(tmp_path):
     assert read_corpus(text) == ["One line."]
 
 
+def test_the_model_is_measured_in_inference_mode_and_left_as_it_was(tiny):
+    """A model in training mode (dropout on) gives the same measurement twice: q and k are
+    read with dropout off, and the model's mode is restored afterwards."""
+    from sdpa_proofs.empirical import measure_model
+
+    torch, model, sequences = tiny
+    model.train()
+    try:
+        first, second = (measure_model(model, sequences) for _ in range(2))
+        assert model.training
+    finally:
+        model.eval()
+    assert [r.measured.logit_variance for r in first.heads] == [
+        r.measured.logit_variance for r in second.heads]
+    assert [r.measured.logit_variance for r in first.heads] == [
+        r.measured.logit_variance for r in measure_model(model, sequences).heads]
+
+
+def test_a_model_with_a_task_head_is_read_through_its_encoder_and_others_refused(tiny):
+    from sdpa_proofs.empirical import measure_model
+    from sdpa_proofs.errors import BadInput
+
+    torch, model, sequences = tiny
+    transformers = pytest.importorskip("transformers")
+    classifier = transformers.BertForSequenceClassification(model.config).eval()
+    assert len(measure_model(classifier, sequences).heads) == LAYERS * HEADS
+    gpt = transformers.GPT2Model(transformers.GPT2Config(n_layer=1, n_head=2, n_embd=8,
+                                                         vocab_size=40, n_positions=32))
+    with pytest.raises(BadInput, match="not a BERT-style encoder"):
+        measure_model(gpt, sequences)
+    with pytest.raises(BadInput, match="outside the model's vocabulary"):
+        measure_model(model, [[1, 2, 99]])
+    as_arrays = [np.array(ids, dtype=np.uint8) for ids in sequences]  # ids as NumPy arrays
+    assert len(measure_model(model, as_arrays).heads) == LAYERS * HEADS
+
+
 def test_a_sequence_longer_than_the_model_reads_is_refused(tiny):
     from sdpa_proofs.empirical import measure_model
     from sdpa_proofs.errors import BadInput
@@ -243,3 +285,7 @@ def test_a_head_whose_logits_do_not_vary_is_shown_without_a_share_or_a_nan():
         console.print(table)
     assert "nan" not in console.export_text().lower()
     json.dumps(report.as_json(), allow_nan=False)
+    for prediction in report.heads[0].predictions:  # each within its model's domain
+        parameters = prediction.parameters
+        assert all(parameters[s] > 0 for s in ("sigma_q", "sigma_k") if s in parameters)
+        assert abs(parameters.get("rho", 0)) < 1

@@ -129,6 +129,20 @@ def test_keys_common_to_their_row_leave_softmax_nothing_to_see():
     assert m.logit_variance > 0.1 and m.row_share == pytest.approx(0, abs=1e-18)
 
 
+def test_the_same_tokens_correlation_is_measured_apart_from_the_pair_law():
+    """k = 0.5 q + noise within each token: Corr(q_i, k_i) of the same token is
+    0.5 / sqrt(0.25 + 1) (exact theory), while under the pair law, where q and k of one
+    sequence are independent, almost nothing of it is left."""
+    rng = np.random.default_rng(6)
+    sequences = []
+    for _ in range(3000):
+        q = rng.normal(size=(8, 3))
+        sequences.append((q, 0.5 * q + rng.normal(size=(8, 3))))
+    m = measure_head(sequences)
+    np.testing.assert_allclose(m.token_correlations, 0.5 / np.sqrt(1.25), atol=0.02)
+    assert np.all(np.abs(m.coordinate_correlations) < 0.1)
+
+
 def test_bad_sequences_are_refused():
     with pytest.raises(ValueError, match="no sequences"):
         measure_head([])
@@ -136,6 +150,13 @@ def test_bad_sequences_are_refused():
         measure_head([(np.ones((1, 3)), np.ones((1, 3)))])
     with pytest.raises(ValueError, match="same shape"):
         measure_head([(np.ones((3, 3)), np.ones((3, 2)))])
+    with pytest.raises(ValueError, match="shape \\(tokens, d\\)"):
+        measure_head([(np.ones(3), np.ones(3))])
+    with pytest.raises(ValueError, match="overflow"):
+        measure_head([(np.full((2, 2), 1e160), np.full((2, 2), 1e160))])
+    # lists and generators are sequences too
+    assert measure_head(([[1.0, 0.0], [0.0, 1.0]], [[1.0, 1.0], [2.0, 0.0]]) for _ in range(2)
+                        ).pairs == 8
 
 
 def test_independent_coordinates_are_predicted_by_every_model():
