@@ -607,8 +607,9 @@ class GaussianMatrixModel(Model):
         return tensor_sum(on_grid, rules)
 
     def sample(self, rng, n, dim, point):
-        loadings, noise, means = (np.array(x, dtype=float)
-                                  for x in self._structure(point, dim))
+        # via lists: SymPy 1.12's Matrix.__array__ predates NumPy 2's copy keyword
+        loadings, noise, means = (np.array(x.tolist() if isinstance(x, sp.MatrixBase) else x,
+                                           dtype=float) for x in self._structure(point, dim))
         factors = rng.normal(size=(n, loadings.shape[1]))
         values = means + factors @ loadings.T + np.sqrt(noise) * rng.normal(size=(n, 2 * dim))
         return {k: values[:, dim:]} if self.given_query else {q: values[:, :dim],
