@@ -454,7 +454,7 @@ class LatentLinearModel(Model):
     def _numbers(self, point: dict) -> dict:
         """Each vector's loadings and mean as floats at a parameter point (computed once per
         point: the samplers build vectors chunk by chunk)."""
-        key = tuple(sorted(point.items(), key=str))
+        key = frozenset(point.items())  # not sorted: this runs once per chunk
         if key not in self._floats:
             self._floats[key] = {
                 vector: ([(name, float(sp.sympify(c).xreplace(point)))
