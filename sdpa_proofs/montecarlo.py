@@ -150,28 +150,35 @@ def check_claim(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
 def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 2026,
                  budget: float = 1.6e7) -> list[list[MonteCarloResult]]:
     """``check_claim`` for each (claim, model), all from one stream of draws.  The samples are
-    drawn in chunks of CHUNK_COORDINATES coordinates, and each chunk serves every claim before
-    the next is drawn: the arrays stay small enough to be reused instead of touched anew, and
-    models built from the same standardised latents (a Gaussian u, w, ...) share them, each
-    model's own latents being independent of each other.  A model whose sampler fails fails
-    its own claims only."""
+    drawn in chunks of CHUNK_COORDINATES coordinates, and each chunk serves every claim at
+    every d before the next is drawn: the arrays stay small enough to be reused instead of
+    touched anew.  Models built from the same standardised latents (a Gaussian u, w, ...)
+    share them, each model's own latents being independent of each other, and a chunk's
+    per-coordinate draws serve each d in the shape (rows, d): the estimates at different d
+    share random numbers, each from samples independent among themselves, as one d's check
+    needs.  A model whose sampler fails fails its own claims only."""
     plans = [_plan(claim, model, seed, dims) for claim, model in claims]
     models = list({id(model): model for _, model in claims}.values())
-    for dim in dims:
-        n = samples_for(dim, budget)
-        sampled = [plan for plan in plans if isinstance(plan, _Plan) and plan.start(dim, n)]
-        if not sampled:
-            continue
-        rows = max(1, CHUNK_COORDINATES // dim)
-        for chunk, first in enumerate(range(0, n, rows)):
-            source = _Draws((seed, dim, chunk))
+    sizes = {dim: samples_for(dim, budget) for dim in dims}
+    rows = {dim: max(1, CHUNK_COORDINATES // dim) for dim in dims}
+    started = {dim: [plan for plan in plans if isinstance(plan, _Plan)
+                     and plan.start(dim, sizes[dim])] for dim in dims}
+    chunks = max((-(-sizes[dim] // rows[dim]) for dim in dims if started[dim]), default=0)
+    for chunk in range(chunks):
+        shared: dict = {}  # the chunk's per-coordinate draws, for every d
+        for dim in dims:
+            first = chunk * rows[dim]
+            if first >= sizes[dim]:
+                continue
+            source = _Draws((seed, dim, chunk), shared)
+            count = min(rows[dim], sizes[dim] - first)
             for model in models:
-                mine = [plan for plan in sampled if plan.model is model and not plan.done]
+                mine = [plan for plan in started[dim] if plan.model is model and not plan.done]
                 if mine:
-                    _add_chunk(mine, model, source, min(rows, n - first), dim,
-                               slice(first, first + rows))
-        for plan in sampled:
-            plan.finish()
+                    _add_chunk(mine, model, source, count, dim, slice(first, first + count))
+    for dim in dims:
+        for plan in started[dim]:
+            plan.finish(dim)
     return [plan.results if isinstance(plan, _Plan) else plan for plan in plans]
 
 
@@ -181,20 +188,34 @@ def _add_chunk(plans: list[_Plan], model: Model, source: _Draws, rows: int, dim:
         arrays = model.sample_from(source, rows, dim, model.parameter_points[0])
     except UnsupportedForSampling as error:
         for plan in plans:
-            plan.stop(NOT_APPLICABLE, f"not sampled: {error}")
+            plan.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
         return
     for plan in plans:
-        plan.add(arrays, where)
+        plan.add(dim, arrays, where)
 
 
 class _Draws(Draws):
-    """Standardised draws for one chunk, each (family, slot, shape) drawn once and shared by
-    the models that ask for it; every stream seeded by what it is for."""
+    """Standardised draws for one chunk at one d, each (family, slot, shape) drawn once and
+    shared by the models that ask for it; every stream seeded by what it is for.  Draws of one
+    per coordinate are taken from CHUNK_COORDINATES numbers per (family, slot) that the
+    chunk's d share (``shared``), each d reading them in its own shape."""
 
-    def __init__(self, key: tuple):
+    def __init__(self, key: tuple, shared: dict | None = None):
         self.key, self.kept = key, {}
+        self.shared = {} if shared is None else shared
 
     def standard(self, family, slot: int, shape: tuple) -> np.ndarray:
+        size = int(np.prod(shape))
+        if shape[1] > 1 and size <= CHUNK_COORDINATES:
+            wanted = (family.name, slot)
+            if wanted not in self.shared:
+                seed, _, chunk = self.key
+                rng = np.random.default_rng([seed, chunk, slot, zlib.crc32(family.name.encode()),
+                                             PER_COORDINATE])
+                draws = family.sample(rng, (CHUNK_COORDINATES,), 1.0)
+                draws.flags.writeable = False  # read by every model and d of the chunk
+                self.shared[wanted] = draws
+            return self.shared[wanted][:size].reshape(shape)
         wanted = (family.name, slot, shape)
         if wanted not in self.kept:
             rng = np.random.default_rng([*self.key, slot, zlib.crc32(family.name.encode()),
@@ -207,6 +228,7 @@ class _Draws(Draws):
 
 
 OWN_STREAM = 2**31  # no slot of a shared draw is this large
+PER_COORDINATE = 2**31 + 1  # the stream of a chunk's per-coordinate draws
 CHUNK_COORDINATES = 2**17  # per vector and chunk: 1 MiB of doubles
 
 
@@ -229,8 +251,8 @@ def _plan(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarloRe
 
 
 class _Plan:
-    """One claim's estimates under one model: the samples of each moment's arguments, filled
-    chunk by chunk, then batch statistics of both sides at each d."""
+    """One claim's estimates under one model: the samples of each moment's arguments at each
+    d, filled chunk by chunk, then batch statistics of both sides at each d."""
 
     def __init__(self, claim: Eq, atoms: list, model: Model):
         self.claim, self.atoms, self.model = claim, atoms, model
@@ -240,40 +262,44 @@ class _Plan:
                                   side.xreplace(dict(zip(atoms, stand_ins))).xreplace(point))
                       for side in (claim.lhs, claim.rhs)]
         self.results: list[MonteCarloResult] = []
+        self.runs: dict = {}  # d -> (n, the atoms' arguments at d, their samples)
         self.done = False
 
     def start(self, dim: int, n: int) -> bool:
         """Ready for the samples at dimension ``dim``; False once the claim is decided."""
         if self.done:
             return False
-        self.dim, self.n = dim, n
         concrete = {self.model.dimension: sp.Integer(dim), **self.model.parameter_points[0]}
-        self.arguments = [[x.xreplace(concrete) for x in a.args] for a in self.atoms]
-        self.values = [[np.empty(n) for _ in a.args] for a in self.atoms]
+        self.runs[dim] = (n, [[x.xreplace(concrete) for x in a.args] for a in self.atoms],
+                          [[np.empty(n) for _ in a.args] for a in self.atoms])
         return True
 
-    def stop(self, status: str, reason: str) -> None:
-        self.results = [MonteCarloResult(self.dim, 0, *[float("nan")] * 4, status, reason)]
+    def stop(self, status: str, reason: str, dim: int = 0) -> None:
+        self.results = [MonteCarloResult(dim, 0, *[float("nan")] * 4, status, reason)]
         self.done = True
+        self.runs = {}
 
-    def add(self, arrays: dict, rows: slice) -> None:
-        try:
-            for arguments, values in zip(self.arguments, self.values):
-                for x, samples in zip(arguments, values):
-                    samples[rows] = vector_values(x, arrays, self.dim)
-        except UnsupportedForSampling as error:
-            self.stop(NOT_APPLICABLE, f"not sampled: {error}")
-
-    def finish(self) -> None:
+    def add(self, dim: int, arrays: dict, rows: slice) -> None:
         if self.done:
             return
-        batches = np.array([[side(self.dim, *(_statistic(a, v, slice(b, None, BATCHES))
-                                              for a, v in zip(self.atoms, self.values)))
+        _, arguments, values = self.runs[dim]
+        try:
+            for argument, samples in zip(arguments, values):
+                for x, column in zip(argument, samples):
+                    column[rows] = vector_values(x, arrays, dim)
+        except UnsupportedForSampling as error:
+            self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
+
+    def finish(self, dim: int) -> None:
+        if self.done:
+            return
+        n, _, values = self.runs.pop(dim)
+        batches = np.array([[side(dim, *(_statistic(a, v, slice(b, None, BATCHES))
+                                         for a, v in zip(self.atoms, values)))
                              for side in self.sides] for b in range(BATCHES)], dtype=float)
-        self.results.append(replace(_compare(self.dim, self.n, batches[:, 0], batches[:, 1],
+        self.results.append(replace(_compare(dim, n, batches[:, 0], batches[:, 1],
                                              self.claim.rel_op),
                                     dimension=str(self.model.dimension)))
-        del self.values
 
 
 def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:

@@ -70,6 +70,25 @@ def test_sampled_latents_are_independent_within_a_model():
     assert abs(first_q.var() / variance - 1) < 4 * np.sqrt(2 / n)
 
 
+def test_a_chunks_per_coordinate_draws_serve_every_d_in_its_own_shape():
+    """The draws of one chunk: at d = 4 and d = 64 the same numbers read as (rows, d), each
+    latent slot from a stream of its own (q and k stay independent), drawn once per chunk and
+    read-only (no model can change what another reads)."""
+    from sdpa_proofs.montecarlo import _Draws
+
+    model = get_model("independent-normal")
+    point = model.parameter_points[0]
+    shared: dict = {}
+    small = model.sample_from(_Draws((1, 4, 0), shared), 8192, 4, point)
+    large = model.sample_from(_Draws((1, 64, 0), shared), 512, 64, point)
+    np.testing.assert_array_equal(small[q].reshape(-1), large[q].reshape(-1))
+    assert len(shared) == 2 and not any(a.flags.writeable for a in shared.values())
+    n = small[q].size
+    assert abs(np.corrcoef(small[q].reshape(-1), small[k].reshape(-1))[0, 1]) < 4 / np.sqrt(n)
+    variance = float(point[sigma_q]) ** 2
+    assert abs(small[q].var() / variance - 1) < 4 * np.sqrt(2 / n)
+
+
 def test_verify_backs_every_claim_by_one_sampler_not_by_the_checkers(tmp_path, monkeypatch):
     """The checkers leave Monte Carlo to the sampler: were a checker to sample, the patched
     ``sample`` (inherited by the forked workers) would make its check an internal error."""
