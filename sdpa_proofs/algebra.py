@@ -66,23 +66,43 @@ def _canonical_index(depth: int) -> Symbol:
 def rename_bound(expr: Expr, depth: int = 0) -> Expr:
     """Alpha-normal form: the index bound at nesting depth n is called ι_n; among equivalent
     orders of a nest of sums over the same range, the least one is chosen."""
+    return _renamed(_fresh_bound(expr), depth)
+
+
+def _fresh_bound(expr: Expr) -> Expr:
+    """The same expression with every bound index a fresh dummy.  Renaming by depth can then
+    capture nothing: an argument of E normalised on its own binds ι_0 too, and in
+    sum_i E[q_i sum_j E[q_i q_j]] the outer i renamed ι_0 would become its inner j."""
+    if not expr.args:
+        return expr
+    indices = bound_indices(expr)
+    if not indices:
+        return expr.func(*(_fresh_bound(a) for a in expr.args))
+    fresh = expr.xreplace({x: sp.Dummy(str(x), integer=True) for x in indices})
+    body = _fresh_bound(fresh.function)
+    if isinstance(fresh, MaxOver):
+        return MaxOver(body, *fresh.limits)
+    return rebind(fresh, body)
+
+
+def _renamed(expr: Expr, depth: int) -> Expr:
     if isinstance(expr, Sum):
         return _rename_sum(expr, depth)
     if isinstance(expr, SumOverDistinct):
         i, j = expr.indices
         a, b = _canonical_index(depth), _canonical_index(depth + 1)
         options = [symmetric_order(SumOverDistinct(
-            rename_bound(expr.function.xreplace({i: x, j: y}), depth + 2), a, b, expr.upper))
+            _renamed(expr.function.xreplace({i: x, j: y}), depth + 2), a, b, expr.upper))
             for x, y in ((a, b), (b, a))]
         return min(options, key=sp.srepr)
     if isinstance(expr, MaxOver):
         (index, lower, upper), = expr.limits
         name = _canonical_index(depth)
-        return MaxOver(rename_bound(expr.function.xreplace({index: name}), depth + 1),
+        return MaxOver(_renamed(expr.function.xreplace({index: name}), depth + 1),
                        (name, lower, upper))
     if not expr.args:
         return expr
-    return expr.func(*(rename_bound(a, depth) for a in expr.args))
+    return expr.func(*(_renamed(a, depth) for a in expr.args))
 
 
 def _rename_sum(expr: Sum, depth: int) -> Expr:
@@ -92,7 +112,7 @@ def _rename_sum(expr: Sum, depth: int) -> Expr:
     orders = permutations(limits) if same_range and len(limits) <= 4 else [tuple(limits)]
     for order in orders:
         names = {var: _canonical_index(depth + n) for n, (var, _, _) in enumerate(order)}
-        body = rename_bound(expr.function.xreplace(names), depth + len(limits))
+        body = _renamed(expr.function.xreplace(names), depth + len(limits))
         # a limit may name an index this sum binds further out: Σ_{i=1}^{n} Σ_{j=1}^{i}
         options.append(symmetric_order(Sum(body, *((names[var], lo.xreplace(names),
                                                     hi.xreplace(names))

@@ -103,6 +103,9 @@ class ExactEvaluator:
             return coeff
         if isinstance(coeff, sp.Mul):
             return sp.Mul(*(self._coefficient(a, fixed) for a in coeff.args))
+        if any(isinstance(a, sp.Tuple) for a in coeff.args):  # a max over l, a limit: binds
+            raise UnsupportedExpression(f"{coeff}: the exact engine does not evaluate E[...] "
+                                        "under a construct that binds an index")
         return coeff.func(*(self._value(a, fixed) for a in coeff.args))
 
     def _product_of_expectations(self, factors: tuple, assignment: dict) -> Expr:

@@ -161,3 +161,40 @@ def test_claim_that_the_chain_does_not_reach():
     assert report.status == "failed"
     assert all(m.conclusion.status == "fail" for m in report.models)
     assert "chain ends at" in report.models[0].conclusion.reason
+
+
+def test_renaming_bound_indices_captures_no_index_free_in_an_inner_sum():
+    """sum_i E[q_i^2 sum_j E[q_i q_j]] = d sigma^4 and sum_i E[q_i^2 sum_j E[q_j^2]] =
+    d^2 sigma^4 differ only in the inner index of q_i: normalising each E's argument on its own
+    named the inner j iota_0, and renaming the outer i iota_0 afterwards made the two equal, so
+    'algebra' proved (d + 12) sigma^4 >= d^2 sigma^4 (false from d = 5; hostile review, round
+    25).  Now the step is refused, by the rule check and the exact engine."""
+    from sympy import Ge
+
+    from sdpa_proofs.algebra import algebraically_equal
+
+    inner_i = s(E(q[i] ** 2 * s(E(q[i] * q[j]), j)), i)
+    inner_j = s(E(q[i] ** 2 * s(E(q[j] ** 2), j)), i)
+    assert algebraically_equal(inner_i, inner_j) is not True
+    derivation = Derivation(title="capture", claim=Ge(inner_i + 12 * sigma_q ** 4, inner_j),
+                            steps=[Step(inner_j, "algebra", "same up to renaming", rel=">=")],
+                            models=TWO_MODELS)
+    report = verify_derivation(derivation, FAST)
+    assert report.status == "failed"
+    assert {(index, check) for _, index, check in failures(report)} >= {(1, "rule")}
+
+
+def test_an_expectation_under_a_maximum_is_undecided_by_the_exact_engine_not_a_crash():
+    from sympy import Symbol
+
+    from sdpa_proofs import MaxOver
+
+    l = Symbol("l", integer=True, positive=True)  # noqa: E741 - the index's usual name
+    derivation = Derivation(title="max of expectations",
+                            claim=Eq(MaxOver(E(q[l] ** 2), (l, 1, d)), sigma_q ** 2),
+                            steps=[Step(MaxOver(sigma_q ** 2, (l, 1, d)), "model_moment"),
+                                   Step(sigma_q ** 2, "algebra")], models=TWO_MODELS)
+    report = verify_derivation(derivation, FAST)
+    assert report.status in ("failed", "undecided")
+    exact = report.models[0].steps[0].exact_check
+    assert exact.status == "undecided" and "binds an index" in exact.reason
