@@ -17,6 +17,7 @@ from sympy import Eq, Expr, Sum
 from .calculus import calculus_normal_form
 from .concrete import arbitrary_values
 from .expressions import (
+    MOMENT_FUNCTIONS,
     Cov,
     E,
     MaxOver,
@@ -54,6 +55,8 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     ``index`` the arrays carry a trailing axis of length ``dim`` that the sum then adds up."""
     if index is not None and expr == index:  # the index as a number, as in sum_i i q_i
         return np.arange(1, dim + 1, dtype=float)
+    if isinstance(expr, MOMENT_FUNCTIONS):  # a number, but not one a sample can give
+        raise UnsupportedForSampling(f"a moment beside the coordinates: {expr}")
     if is_random_coordinate(expr):
         (position,) = expr.indices
         if index is not None and position == index:
@@ -68,7 +71,8 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         if index is not None or len(expr.limits) != 1:
             raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
         (bound, lower, upper), = expr.limits
-        if not random_coordinates(expr.function) and lower.is_Integer and upper.is_Integer:
+        if not random_coordinates(expr.function) and not expr.has(*MOMENT_FUNCTIONS) \
+                and lower.is_Integer and upper.is_Integer:
             return _over_range(expr, bound, int(lower), int(upper))
         if lower != 1 or not upper.is_Integer or int(upper) != dim:
             raise UnsupportedForSampling(f"sum limits of {expr}")

@@ -148,3 +148,17 @@ def test_results_name_the_size_that_was_sampled():
     assert result.status == "pass" and result.dimension == "n"
     (result,) = check_claim(Eq(E(S), 0), get_model("independent-normal"), dims=(64,))
     assert result.dimension == "d"
+
+
+def test_a_moment_beside_the_coordinates_is_not_sampled_rather_than_a_crash():
+    """max_l z_l + sum_i E[z_i^2] = max_l z_l + n s^2: the sampler cannot give E[...] from
+    draws; it says so (n/a) instead of failing inside lambdify (hostile review, round 25)."""
+    from sympy import Symbol
+
+    from sdpa_proofs import E, MaxOver, n, s, z
+
+    i, l = (Symbol(x, integer=True, positive=True) for x in "il")
+    claim = Eq(MaxOver(z[l], (l, 1, n)) + Sum(E(z[i] ** 2), (i, 1, n)),
+               MaxOver(z[l], (l, 1, n)) + n * s ** 2)
+    (result,) = check_claim(claim, get_model("gaussian-logits"), dims=(8,))
+    assert result.status == "n/a" and "a moment beside the coordinates" in result.reason
