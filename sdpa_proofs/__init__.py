@@ -12,10 +12,12 @@ __version__ = "0.1.0"
 # The public API, by the module that holds each name.  Imported on first use (PEP 562), so
 # that `sdpa-proofs --help` and a pytest run that never collects a derivation stay fast.
 _EXPORTS = {
+    "arrays": ("array_value",),
     "bounds": ("BoundRule",),
     "citations": ("cite",),
     "derivation": ("DEFAULT_MODELS", "Derivation", "Step"),
     "distributions": ("FAMILIES", "Family", "LAPLACE", "NORMAL", "RADEMACHER", "UNIFORM"),
+    "empirical": ("EmpiricalReport", "measure_model", "read_corpus", "run_empirical"),
     "exactcheck": ("exact_check",),
     "expressions": ("Cov", "E", "Expectation", "MaxOver", "RandomVector", "SD", "SumOverDistinct",
                     "SymmetricMatrix", "Var"),
@@ -27,8 +29,10 @@ _EXPORTS = {
                "logit_range", "m_k", "m_q",
                "mu_k", "mu_q", "query_value", "rho", "row_models", "shared_factor", "sigma_w",
                "uniform_logits", "x", "y"),
+    "measurements": ("HeadMeasurement", "measure_head"),
     "moments": ("ExactEvaluator",),
     "numeric": ("NumericSettings", "numeric_check"),
+    "predictions": ("Prediction", "predict"),
     "questions": ("Answer", "moment", "parse_question", "read_srepr"),
     "registry": ("RULES",),
     "report": ("RunReport",),
