@@ -54,8 +54,9 @@ class SampleMeans:
 
     def conditions(self) -> list[tuple[str, Expr]]:
         """What continuity of h at the limit point needs, in the means: ("nonzero", e) for
-        every denominator factor, ("positive", e) for the argument of every logarithm and of
-        every non-integer power."""
+        every denominator factor, ("positive", e) for the argument of every logarithm, the
+        base of every non-integer power, and the base of every power whose exponent holds a
+        mean (b^x jumps at x = 0 for b = 0, and is not real for b < 0)."""
         found = []
         _, denominator = sp.fraction(sp.together(self.function))
         for factor in sp.Mul.make_args(denominator):
@@ -65,8 +66,9 @@ class SampleMeans:
         for node in sp.preorder_traversal(self.function):
             if isinstance(node, sp.log):
                 found.append(("positive", node.args[0]))
-            elif isinstance(node, sp.Pow) and not node.exp.is_integer and \
-                    node.base.free_symbols & set(self.means):
+            elif isinstance(node, sp.Pow) and (
+                    (not node.exp.is_integer and node.base.free_symbols & set(self.means))
+                    or node.exp.free_symbols & set(self.means)):
                 found.append(("positive", node.base))
         return found
 

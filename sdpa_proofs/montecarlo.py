@@ -348,6 +348,8 @@ def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
     smallest (a limit with fluctuations of order 1/sqrt(n) shrinks it by sqrt(64) over
     64..4096), whereas a wrong L leaves it near |lim X_n - L|."""
     limit, target = claim.lhs, claim.rhs
+    if isinstance(target, Lim) and not isinstance(limit, Lim):  # L = lim X_n, read as written
+        limit, target = target, limit
     point = model.parameter_points[0]
     if not isinstance(limit, Lim) or claim.rel_op != "==" or target.has(Lim) \
             or not target.xreplace(point).is_number:
