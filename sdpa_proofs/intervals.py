@@ -71,8 +71,26 @@ def sign(expr: Expr, ranges: Ranges) -> int | None:
     return None
 
 
+class NotReal(Exception):
+    """A part of the expression may take a value that is not a real number (the logarithm of
+    a negative, 1/0): no enclosure of its real values says anything about the whole."""
+
+
+#: what ``enclosure`` answers when a value may not be real: no comparison with it holds
+NOT_REAL: Interval = (S.NaN, S.NaN)
+
+
 def enclosure(expr: Expr, ranges: Ranges) -> Interval:
-    """[lo, hi] containing every value of ``expr`` (ends may be symbolic, such as n)."""
+    """[lo, hi] containing every value of ``expr`` (ends may be symbolic, such as n), or
+    NOT_REAL when some part of it may not be a real number: exp(log x) is no real at all for
+    x < 0, and an enclosure that treated log x as some real would call it positive."""
+    try:
+        return _enclose(expr, ranges)
+    except NotReal:
+        return NOT_REAL
+
+
+def _enclose(expr: Expr, ranges: Ranges) -> Interval:
     expr = sp.sympify(expr)
     if expr.is_number:
         return _number(expr)
@@ -85,8 +103,8 @@ def enclosure(expr: Expr, ranges: Ranges) -> Interval:
 
 
 def _number(x: Expr) -> Interval:
-    if x.is_extended_real is False or x is S.NaN:
-        return UNKNOWN
+    if x.is_extended_real is not True:  # I, nan, zoo
+        raise NotReal(x)
     return x, x
 
 
@@ -102,7 +120,7 @@ def _symbol(x: Expr) -> Interval:
 
 
 def _add(expr: Add, ranges: Ranges) -> Interval:
-    ends = [enclosure(a, ranges) for a in expr.args]
+    ends = [_enclose(a, ranges) for a in expr.args]
     lo, hi = Add(*(e[0] for e in ends)), Add(*(e[1] for e in ends))
     return (S.NegativeInfinity if lo is S.NaN else lo), (S.Infinity if hi is S.NaN else hi)
 
@@ -111,7 +129,7 @@ def _mul(expr: Mul, ranges: Ranges) -> Interval:
     share, rest = _split_share(expr, ranges)
     lo, hi = (S.Zero, S.One) if share else (S.One, S.One)
     for factor in Mul.make_args(rest):
-        a, b = enclosure(factor, ranges)
+        a, b = _enclose(factor, ranges)
         corners = [_times(x, y) for x in (lo, hi) for y in (a, b)]
         if any(c is S.NaN for c in corners):
             return UNKNOWN
@@ -163,10 +181,12 @@ def _index_candidates(expr: Expr) -> list:
 
 def _pow(expr: Pow, ranges: Ranges) -> Interval:
     base, exponent = expr.base, expr.exp
-    lo, hi = enclosure(base, ranges)
+    lo, hi = _enclose(base, ranges)
     if not exponent.is_number or not exponent.is_real:
         if base == S.Exp1:
             return _exp(sp.exp(exponent), ranges)
+        if not known_le(S.Zero, lo):  # (-1)^x is not real for most x
+            raise NotReal(expr)
         return UNKNOWN
     if exponent.is_Integer and exponent % 2 == 0 and exponent > 0:
         if known_le(S.Zero, lo):
@@ -182,18 +202,27 @@ def _pow(expr: Pow, ranges: Ranges) -> Interval:
     if exponent < 0 and known_le(S.Zero, lo):
         return (hi ** exponent if hi is not S.Infinity else S.Zero,
                 lo ** exponent if lo != 0 else S.Infinity)
-    return UNKNOWN
+    if exponent.is_Integer and (_known_lt(S.Zero, lo) or _known_lt(hi, S.Zero)):
+        return UNKNOWN  # 1/x^k of an x kept away from 0: real
+    raise NotReal(expr)  # a root of a negative, or 1/0
+
+
+def _known_lt(a: Expr, b: Expr) -> bool:
+    try:
+        return sp.Lt(a, b) == S.true
+    except TypeError:
+        return False
 
 
 def _exp(expr: Expr, ranges: Ranges) -> Interval:
-    lo, hi = enclosure(expr.args[0], ranges)
+    lo, hi = _enclose(expr.args[0], ranges)
     return (S.Zero if lo is S.NegativeInfinity else sp.exp(lo)), sp.exp(hi)
 
 
 def _log(expr: Expr, ranges: Ranges) -> Interval:
-    lo, hi = enclosure(expr.args[0], ranges)
-    if not known_le(S.Zero, lo):
-        return UNKNOWN
+    lo, hi = _enclose(expr.args[0], ranges)
+    if not known_le(S.Zero, lo):  # the logarithm of a negative is not real
+        raise NotReal(expr)
     return (S.NegativeInfinity if lo == 0 else sp.log(lo)), sp.log(hi)
 
 
@@ -207,7 +236,7 @@ def _sum(expr: Sum, ranges: Ranges) -> Interval:
     """A sum of terms in [a, b]: non-negative if a >= 0, non-positive if b <= 0."""
     if not forward(expr.limits):
         return UNKNOWN
-    a, b = enclosure(expr.function, ranges.with_limits(expr.limits))
+    a, b = _enclose(expr.function, ranges.with_limits(expr.limits))
     lo = S.Zero if known_le(S.Zero, a) else S.NegativeInfinity
     hi = S.Zero if known_le(b, S.Zero) else S.Infinity
     return lo, hi
@@ -216,13 +245,13 @@ def _sum(expr: Sum, ranges: Ranges) -> Interval:
 def _max_over(expr: MaxOver, ranges: Ranges) -> Interval:
     """The largest of values in [a, b] lies in [a, b]; an end that depends on the index the
     maximum binds means nothing outside it, and is dropped."""
-    lo, hi = enclosure(expr.function, ranges.with_limits(expr.limits))
+    lo, hi = _enclose(expr.function, ranges.with_limits(expr.limits))
     index = expr.index
     return (S.NegativeInfinity if lo.has(index) else lo), (S.Infinity if hi.has(index) else hi)
 
 
 def _expectation(expr: E, ranges: Ranges) -> Interval:
-    return enclosure(expr.args[0], ranges)
+    return _enclose(expr.args[0], ranges)
 
 
 def _indexed(expr: Expr, ranges: Ranges) -> Interval:
