@@ -52,6 +52,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
             unfold(key, derivation.where)
     except BadInput as error:
         raise BadInput(f"{at}: where: {error}") from None
+    _abbreviations(derivation, models, at)  # before anything is unfolded
     _names_are_unique(_places(derivation) + _model_places(models))
     _no_symbol_prints_like_an_entry(_places(derivation) + _model_places(models))
     for place, expr in _places(derivation) + _model_places(models):
@@ -62,7 +63,6 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
         _no_capture(place, expr)
         _ranges_make_sense(place, expr)
         _vectors_are_only_real(place, expr)
-    _abbreviations(derivation, models, at)
     _hypotheses(derivation, at)
     for model in models:
         parameter_domains(model)
@@ -238,8 +238,11 @@ def _vectors_are_only_real(place: str, expr: Expr) -> None:
 
 def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None:
     """``where`` keys are fresh names: a symbol or p[l] pattern that nothing else gives a
-    meaning, never an expression, a built-in or model symbol."""
+    meaning, never an expression, a built-in or model symbol, and never an index that a sum
+    binds (unfolding would rename the index, and capture what the abbreviation stands for)."""
     taken = {x for m in models for x in _model_symbols(m)}
+    bound = {v for _, expr in _places(derivation)
+             for binder in sp.sympify(expr).atoms(*BINDERS) for v in bound_indices(binder)}
     for key in derivation.where:
         fresh = type(key) is Symbol or (
             isinstance(key, Indexed) and type(key.base) is IndexedBase
@@ -248,6 +251,9 @@ def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None
         if not fresh:
             raise BadInput(f"{at}: where={{{show(key)}: ...}}: an abbreviation must be a fresh "
                            "name (a Symbol, or p[l] for an indexed one), not an expression")
+        if name in bound:
+            raise BadInput(f"{at}: where={{{show(key)}: ...}}: {show(name)} is an index that a "
+                           "sum or maximum binds; an abbreviation must be a fresh name")
         if key not in ABBREVIATIONS and name not in ABBREVIATIONS and (
                 str(name) in LIBRARY or name in taken):
             raise BadInput(f"{at}: where={{{show(key)}: ...}}: {show(name)} already means "

@@ -198,3 +198,58 @@ def test_an_expectation_under_a_maximum_is_undecided_by_the_exact_engine_not_a_c
     assert report.status in ("failed", "undecided")
     exact = report.models[0].steps[0].exact_check
     assert exact.status == "undecided" and "binds an index" in exact.reason
+
+
+def test_a_limit_through_a_jump_of_a_power_is_not_the_law_of_large_numbers():
+    """0^(M_n^2) is 0 for every n almost surely (the sample mean M_n of continuous logits is
+    never 0), so its limit is 0; the law of large numbers with SymPy's 0^0 = 1 said 1
+    (hostile review, round 26).  b^x jumps at x = 0 for b = 0: the base must be positive."""
+    from sympy import Integer
+
+    from sdpa_proofs import Lim, n, z
+
+    body = Integer(0) ** ((Sum(z[i], (i, 1, n)) / n) ** 2)
+    derivation = Derivation(title="a jump", claim=Eq(1, Lim(body, n)), models=["gaussian-logits"],
+                            steps=[Step(Lim(body, n), ["law_of_large_numbers", "zero_mean"])])
+    report = verify_derivation(derivation, FAST)
+    assert report.status != "verified"
+    step = report.models[0].steps[0]
+    assert step.rule_check.status != "pass" and "positive" in step.rule_check.reason
+
+
+def test_interval_arithmetic_treats_no_logarithm_of_a_negative_as_real():
+    """exp(sum_m log(z_m + 1000)) is the product of the z_m + 1000, negative when an odd
+    number of logits lie below -1000; 'e^x >= 0' held only if log of a negative were some
+    real (hostile review, round 26)."""
+    from sympy import Ge, exp, log
+
+    from sdpa_proofs import m, n, z
+    from sdpa_proofs.intervals import NOT_REAL, Ranges, enclosure
+
+    claim = Ge(exp(Sum(log(z[m] + 1000), (m, 1, n))), 0)
+    derivation = Derivation(title="exp of logs", claim=claim, models=["gaussian-logits"],
+                            steps=[Step(0, "range", rel=">=")])
+    assert verify_derivation(derivation, FAST).status == "failed"
+    ranges = Ranges(n)
+    assert enclosure(claim.lhs, ranges) == NOT_REAL
+    assert enclosure(log(Sum(i - n, (i, 1, n))) ** 2, ranges) == NOT_REAL
+    assert enclosure(exp(z[1]), ranges)[0] == 0  # a real exponent still gives e^x >= 0
+
+
+def test_an_abbreviation_named_like_a_bound_index_is_refused():
+    """where={t: w} with t a summation index: unfolding renamed the bound t to w and captured
+    the summand's free w, checking sum_w E[q_w^2] = d sigma^2 while the output showed
+    sum_t E[q_t q_w] (hostile review, round 26)."""
+    from sympy import Integer, Symbol
+
+    from sdpa_proofs.errors import BadInput
+    from sdpa_proofs.models import get_model
+    from sdpa_proofs.validation import validate
+
+    t, w = (Symbol(x, integer=True, positive=True) for x in "tw")
+    for meaning in (w, Integer(2)):
+        derivation = Derivation(title="rebinding", claim=Eq(Sum(E(q[t] * q[w]), (t, 1, d)),
+                                                             d * sigma_q ** 2),
+                                where={t: meaning}, steps=[Step(d * sigma_q ** 2, "algebra")])
+        with pytest.raises(BadInput, match="t is an index that a sum or maximum binds"):
+            validate(derivation, [get_model("independent-normal")])
