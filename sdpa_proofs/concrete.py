@@ -26,14 +26,29 @@ def expand_sums(expr: Expr) -> Expr:
         return expr
     expr = expr.func(*(expand_sums(a) for a in expr.args))
     if isinstance(expr, sp.Sum):
-        terms = [expr.function]
-        for index, lower, upper in expr.limits:
-            if not (lower.is_Integer and upper.is_Integer):
-                return expr
-            terms = [t.xreplace({index: sp.Integer(v)}) for t in terms
-                     for v in range(int(lower), int(upper) + 1)]
-        return sp.Add(*terms)
+        written = _written_out(expr.function, list(expr.limits))
+        return expr if written is None else written
     return sp.sympify(expr.doit(deep=False)) if isinstance(expr, BINDERS) else expr
+
+
+def _written_out(function: Expr, limits: list) -> Expr | None:
+    """sum over ``limits`` (SymPy's order: the last is the outermost) written out, the outer
+    index put into the inner limits first (sum_{i=1}^{3} sum_{j=1}^{i}); None when a range is
+    not concrete."""
+    if not limits:
+        return function
+    *inner, (index, lower, upper) = limits
+    if not (lower.is_Integer and upper.is_Integer):
+        return None
+    terms = []
+    for value in range(int(lower), int(upper) + 1):
+        at = {index: sp.Integer(value)}
+        term = _written_out(function.xreplace(at), [(i, lo.xreplace(at), hi.xreplace(at))
+                                                    for i, lo, hi in inner])
+        if term is None:
+            return None
+        terms.append(term)
+    return sp.Add(*terms)
 
 
 def concretise(expr: Expr, substitution: dict, indices: dict | None = None) -> Expr:

@@ -20,7 +20,7 @@ from .concrete import (
     is_pointwise,
 )
 from .errors import UnsupportedExpression
-from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
+from .expressions import MOMENT_FUNCTIONS, Cov, E, MaxOver, Var, random_coordinates
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .relations import SYMBOLS
@@ -62,7 +62,10 @@ class _Evaluation:
         result = sp.N(expr.xreplace(stand_ins), self.dps)
         if not result.is_number or not result.is_real:
             raise UnsupportedExpression(f"{expr} does not evaluate to a real number")
-        return mpmath.mpf(result)
+        try:
+            return mpmath.mpf(result)
+        except (TypeError, ValueError):  # a number SymPy could not evaluate, as a sum it kept
+            raise UnsupportedExpression(f"{expr} does not evaluate to a number here") from None
 
     def moment(self, atom: Expr) -> mpmath.mpf:
         """E, Var, sd and Cov from their definitions, each E by integration."""
@@ -287,10 +290,15 @@ ARBITRARY_DRAWS = 3  # values tried for each symbol that nothing fixes (a shift 
 def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct: frozenset):
     """(both sides made concrete, where, substitution, point, d) for every dimension, parameter
     point, value of the free indices and draw of values for the symbols nothing fixes."""
-    # a model whose moments depend on the index values has entries u_7 only from d = 7 on
+    # a model whose moments depend on the index values has entries u_7 only from d = 7 on, and
+    # a claim about the coordinates themselves has z_5 only from n = 5 on: the dimensions are
+    # then moved up to start there
     least = max([int(i) for x in (before, after) for e in x.atoms(Indexed) for i in e.indices
-                 if i.is_Integer], default=1) if model.index_generic else 1
-    for dim in (dim for dim in dimensions if dim >= least):
+                 if i.is_Integer]
+                + [int(limit[2]) for x in (before, after) for binder in x.atoms(sp.Sum, MaxOver)
+                   for limit in binder.limits if limit[2].is_Integer], default=1) \
+        if model.index_generic or is_pointwise(before, after) else 1
+    for dim in sorted({dim if dim >= least else least + dim - 1 for dim in dimensions}):
         for indices in concrete_index_values([before, after], distinct, dim):
             # the sums written out once per dimension, then each parameter point put in
             written = [concretise(x, {model.dimension: sp.Integer(dim)}, indices)
@@ -435,6 +443,8 @@ def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
 def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:
     """The value of an expression in the coordinates at ``values``, each derivative taken by
     mpmath.diff at the working precision (which mpmath raises while differentiating)."""
+    if expr.has(*MOMENT_FUNCTIONS):  # E[z_1] under d/dz_1: a number is no function of z_1
+        raise UnsupportedExpression(f"{expr}: a moment where the coordinates take values")
     if isinstance(expr, Derivative):
         ((variable, count),) = expr.variable_count
 

@@ -1145,7 +1145,8 @@ def test_a_maximum_over_coordinates_beyond_the_dimension_is_bad_input(tmp_path, 
 
 @pytest.mark.parametrize("claim, expected", [
     ("Eq(E(query_value[i, j] * k[1]), query_value[i, j] * m_k[1])", 2),  # u takes one index
-    ("Eq(E(query_value[7] * k[1]), query_value[7] * m_k[1])", 1),  # u_7 needs d >= 7
+    # u_7 needs d >= 7: the numeric check moves its dimensions up to 7, 8, 9
+    ("Eq(E(query_value[7] * k[1]), query_value[7] * m_k[1])", 0),
 ])
 def test_indexed_parameters_take_their_own_number_of_indices(claim, expected, tmp_path, capsys):
     write(tmp_path, "parameters.py", HEADER + f'''
@@ -1154,3 +1155,28 @@ derivation = Derivation(claim={claim}, models=["gaussian-row-given-query"],
 ''')
     code, output, data = verify(tmp_path, capsys=capsys)
     assert code == expected and "internal error" not in output
+
+
+# ---- round 26: inputs that crashed a checker (exit 3) are decided, or undecided ---------------
+
+@pytest.mark.parametrize("body, expected", [
+    # a claim about z_5 is evaluated from n = 5 on, not at n = 1..3 (where there is no z_5)
+    ('claim=Eq(z[5] * (z[1] + 1), z[5] * z[1] + z[5]), models=["gaussian-logits"], '
+     'steps=[Step(z[5] * z[1] + z[5], "algebra")]', "verified"),
+    # an inner range that depends on the outer index is written out, outer index first
+    ('claim=Eq(Sum(Sum(E(q[i]**2), (j, 1, i)), (i, 1, d)), Sum(i * E(q[i]**2), (i, 1, d))), '
+     'models=["independent-normal"], steps=[Step(Sum(i * E(q[i]**2), (i, 1, d)), '
+     '"count_terms")]', "undecided"),
+    # a sum up to 5 under a general covariance is evaluated from d = 5 on
+    ('claim=Eq(E(Sum(q[i]**2, (i, 1, 5))), Sum(E(q[i]**2), (i, 1, 5))), models=["gaussian"], '
+     'steps=[Step(Sum(E(q[i]**2), (i, 1, 5)), "linearity")]', "undecided"),
+    # E[z_1] under d/dz_1 is no function of z_1 that can be evaluated pointwise
+    ('claim=Eq(Derivative(z[1] * E(z[1]), z[1]), E(z[1]) + z[1] * Derivative(E(z[1]), z[1])), '
+     'models=["gaussian-logits"], steps=[Step(E(z[1]) + z[1] * Derivative(E(z[1]), z[1]), '
+     '"differentiate")]', "undecided"),
+])
+def test_what_crashed_a_checker_is_decided_or_undecided(body, expected, tmp_path, capsys):
+    write(tmp_path, "crash.py", HEADER + f"derivation = Derivation({body})\n")
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code != 3 and "internal error" not in output
+    assert statuses(data) == {"crash": expected}
