@@ -51,6 +51,21 @@ def _written_out(function: Expr, limits: list) -> Expr | None:
     return sp.Add(*terms)
 
 
+def least_dimension(exprs) -> int:
+    """The smallest dimension at which every coordinate and entry the expressions name exists:
+    their largest concrete index (z_5, u_7) or concrete upper end of a sum or maximum."""
+    return max([int(i) for x in exprs for e in x.atoms(Indexed) for i in e.indices
+                if i.is_Integer]
+               + [int(limit[2]) for x in exprs for binder in x.atoms(sp.Sum, MaxOver)
+                  for limit in binder.limits if limit[2].is_Integer], default=1)
+
+
+def from_least(dimensions, least: int) -> list[int]:
+    """The dimensions to evaluate at, each below ``least`` moved up to start there."""
+    start = min(dimensions)
+    return sorted({dim if dim >= least else least + dim - start for dim in dimensions})
+
+
 def concretise(expr: Expr, substitution: dict, indices: dict | None = None) -> Expr:
     """Give the free indices their values (not the bound ones of the same name), substitute d
     and the parameters, write the sums out, then substitute the entries that writing out

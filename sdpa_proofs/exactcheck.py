@@ -19,7 +19,9 @@ from .concrete import (
     concretise,
     expand_sums,
     format_point,
+    from_least,
     is_pointwise,
+    least_dimension,
 )
 from .errors import UnsupportedExpression
 from .expressions import SUMS, E, MaxOver, random_coordinates, symmetric_order
@@ -100,7 +102,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
     if sp.expand(forms[0] - forms[1]) == 0 or simplifies_to_zero(forms[0] - forms[1]):
         return Verdict(PASS)
     maxima = forms[0].has(MaxOver) or forms[1].has(MaxOver)
-    for dim in (2, 3):
+    for dim in from_least((2, 3), least_dimension((before, after))):
         for indices in concrete_index_values([before, after], distinct, dim):
             sides = [concretise(f, {model.dimension: sp.Integer(dim)}, indices).doit()
                      for f in forms]

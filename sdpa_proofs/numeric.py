@@ -17,10 +17,12 @@ from .concrete import (
     concretise,
     expand_sums,
     format_point,
+    from_least,
     is_pointwise,
+    least_dimension,
 )
 from .errors import UnsupportedExpression
-from .expressions import MOMENT_FUNCTIONS, Cov, E, MaxOver, Var, random_coordinates
+from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .relations import SYMBOLS
@@ -293,12 +295,9 @@ def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct:
     # a model whose moments depend on the index values has entries u_7 only from d = 7 on, and
     # a claim about the coordinates themselves has z_5 only from n = 5 on: the dimensions are
     # then moved up to start there
-    least = max([int(i) for x in (before, after) for e in x.atoms(Indexed) for i in e.indices
-                 if i.is_Integer]
-                + [int(limit[2]) for x in (before, after) for binder in x.atoms(sp.Sum, MaxOver)
-                   for limit in binder.limits if limit[2].is_Integer], default=1) \
+    least = least_dimension((before, after)) \
         if model.index_generic or is_pointwise(before, after) else 1
-    for dim in sorted({dim if dim >= least else least + dim - 1 for dim in dimensions}):
+    for dim in from_least(dimensions, least):
         for indices in concrete_index_values([before, after], distinct, dim):
             # the sums written out once per dimension, then each parameter point put in
             written = [concretise(x, {model.dimension: sp.Integer(dim)}, indices)

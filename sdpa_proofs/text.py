@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sympy import Derivative, Expr, Indexed, Mul, Pow, Sum, default_sort_key
+from sympy import Add, Derivative, Expr, Indexed, Mul, Pow, Sum, default_sort_key
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.str import StrPrinter
@@ -120,13 +120,16 @@ class TextPrinter(StrPrinter):
     def _print_KroneckerDelta(self, expr: Expr) -> str:
         return "δ_{" + ",".join(self._print(a) for a in expr.args) + "}"
 
+    def _power(self, count: Expr) -> str:
+        """An order as a superscript where it is a number, else as ^(...)."""
+        return str(count).translate(_SUPERSCRIPTS) if count.is_Integer else f"^({count})"
+
     def _print_Derivative(self, expr: Expr) -> str:
         """∂²/∂z_1² f for the second derivative: the order on ∂ as well as on the variable."""
-        order = sum(int(c) for _, c in expr.variable_count)
-        variables = "".join(f"∂{self._print(v)}" + (str(int(c)).translate(_SUPERSCRIPTS)
-                                                    if c > 1 else "")
+        order = Add(*(c for _, c in expr.variable_count))  # a symbol t for d^t/dz^t
+        variables = "".join(f"∂{self._print(v)}" + (self._power(c) if c != 1 else "")
                             for v, c in expr.variable_count)
-        top = "∂" + (str(order).translate(_SUPERSCRIPTS) if order > 1 else "")
+        top = "∂" + (self._power(order) if order != 1 else "")
         return f"{top}/{variables} " + self.parenthesize(expr.expr, 45)
 
     def _print_MaxOver(self, expr: Expr) -> str:

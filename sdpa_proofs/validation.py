@@ -63,6 +63,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
         _no_capture(place, expr)
         _ranges_make_sense(place, expr)
         _vectors_are_only_real(place, expr)
+        _constructs_the_checks_know(place, expr)
     _hypotheses(derivation, at)
     for model in models:
         parameter_domains(model)
@@ -254,10 +255,34 @@ def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None
         if name in bound:
             raise BadInput(f"{at}: where={{{show(key)}: ...}}: {show(name)} is an index that a "
                            "sum or maximum binds; an abbreviation must be a fresh name")
+        free = sorted((x for x in index_symbols(derivation.where[key])
+                       if x.is_Symbol and x not in getattr(key, "indices", ())), key=str)
+        if free:
+            raise BadInput(f"{at}: where={{{show(key)}: ...}}: the value depends on the index "
+                           f"{', '.join(map(str, free))}, which {show(key)} does not show: "
+                           f"write it as a pattern, {show(key)}[{free[0]}]")
         if key not in ABBREVIATIONS and name not in ABBREVIATIONS and (
                 str(name) in LIBRARY or name in taken):
             raise BadInput(f"{at}: where={{{show(key)}: ...}}: {show(name)} already means "
                            "something (a built-in or model symbol): abbreviate with a new name")
+
+
+def _constructs_the_checks_know(place: str, expr: Expr) -> None:
+    """What some check would read otherwise than the others, refused: a function nothing
+    defines, a derivative other than in a coordinate or of a symbolic order (d/d sigma_q
+    E[q_1^2] looks like 0 to algebra, which sees no sigma_q inside E), and a Kronecker delta
+    with a range (SymPy's delta_{i,j,(1,3)}, whose range the sifting rules do not keep)."""
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, sp.core.function.AppliedUndef):
+            raise BadInput(f"{place}: {show(node)} is a function nothing defines")
+        if isinstance(node, sp.Derivative):
+            for variable, count in node.variable_count:
+                if not is_random_coordinate(variable) or not count.is_Integer:
+                    raise BadInput(f"{place}: {show(node)}: derivatives are taken in a "
+                                   "coordinate (z_j, q_i), a whole number of times")
+        if isinstance(node, sp.KroneckerDelta) and len(node.args) > 2:
+            raise BadInput(f"{place}: {show(node)}: a Kronecker delta with a range; write the "
+                           "range as a sum's limits instead")
 
 
 def _model_symbols(model: Model) -> set:

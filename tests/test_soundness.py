@@ -1180,3 +1180,29 @@ def test_what_crashed_a_checker_is_decided_or_undecided(body, expected, tmp_path
     code, output, data = verify(tmp_path, capsys=capsys)
     assert code != 3 and "internal error" not in output
     assert statuses(data) == {"crash": expected}
+
+
+# ---- round 27: constructs one check would read otherwise than the others are refused ----------
+
+@pytest.mark.parametrize("body, message", [
+    # sift dropped the range of delta_{j,m,(1,3)}: at n >= 4, j = 4 the left side is 0
+    ('claim=Eq(Sum(KroneckerDelta(j, m, (1, 3)) * exp(z[m]), (m, 1, n)), exp(z[j])), '
+     'models=["gaussian-logits"], steps=[Step(exp(z[j]), "sift")]',
+     "a Kronecker delta with a range"),
+    # w = q_i k_i was summed over i on the left and left free on the right: Var(d w) = d^2 Var w
+    ('claim=Eq(Var(Sum(w, (i, 1, d))), d * Var(w)), where={w: q[i] * k[i]}, '
+     'steps=[Step(d * Var(w), "algebra")]', "the value depends on the index i"),
+    # algebra sees no sigma_q inside E[q_1^2]: d/d sigma_q of it looked like 0 (it is 2 sigma_q)
+    ('claim=Eq(Derivative(E(q[1]**2), sigma_q), 0), steps=[Step(0, "differentiate")]',
+     "derivatives are taken in a coordinate"),
+    ('claim=Eq(Derivative(exp(z[1]), (z[1], Symbol("t", integer=True, positive=True))), '
+     'exp(z[1])), models=["gaussian-logits"], steps=[Step(exp(z[1]), "differentiate")]',
+     "a whole number of times"),
+    ('claim=Eq(E(Function("f")(d) * q[1]**2), Function("f")(d) * sigma_q**2), '
+     'steps=[Step(Function("f")(d) * sigma_q**2, "linearity")]', "a function nothing defines"),
+])
+def test_what_the_checks_would_read_apart_is_bad_input(body, message, tmp_path, capsys):
+    write(tmp_path, "apart.py", HEADER + "w = Symbol('w')\n"
+          f"derivation = Derivation({body})\n")
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and message in " ".join(output.split()) and "apart.py" in output
