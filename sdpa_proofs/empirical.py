@@ -29,9 +29,6 @@ class HeadResult:
     measured: HeadMeasurement
     predictions: list[Prediction]
 
-    def prediction(self, model: str) -> Prediction:
-        return next(p for p in self.predictions if p.model == model)
-
 
 @dataclass(frozen=True)
 class EmpiricalReport:

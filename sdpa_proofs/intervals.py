@@ -46,8 +46,16 @@ def _times(a: Expr, b: Expr) -> Expr:
 
 def known_le(a: Expr, b: Expr) -> bool:
     """a <= b is certain: SymPy decides it from the numbers or the symbols' assumptions."""
+    return _certain(sp.Le, a, b)
+
+
+def _known_lt(a: Expr, b: Expr) -> bool:
+    return _certain(sp.Lt, a, b)
+
+
+def _certain(relation, a: Expr, b: Expr) -> bool:
     try:
-        return sp.Le(a, b) == S.true
+        return relation(a, b) == S.true
     except TypeError:  # a non-real end
         return False
 
@@ -205,13 +213,6 @@ def _pow(expr: Pow, ranges: Ranges) -> Interval:
     if exponent.is_Integer and (_known_lt(S.Zero, lo) or _known_lt(hi, S.Zero)):
         return UNKNOWN  # 1/x^k of an x kept away from 0: real
     raise NotReal(expr)  # a root of a negative, or 1/0
-
-
-def _known_lt(a: Expr, b: Expr) -> bool:
-    try:
-        return sp.Lt(a, b) == S.true
-    except TypeError:
-        return False
 
 
 def _exp(expr: Expr, ranges: Ranges) -> Interval:

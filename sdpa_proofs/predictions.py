@@ -98,7 +98,7 @@ def correlated_fit(measured: HeadMeasurement) -> Prediction:
     varies = min(np.mean(np.diag(m.sigma_qq)), np.mean(np.diag(m.sigma_kk))) > VARIANCE_FLOOR
     rho = float(np.clip(np.mean(np.diag(m.sigma_qk)) / (sigma_q * sigma_k), -0.999, 0.999)) \
         if varies else 0.0  # nothing to correlate when q or k does not vary
-    mu_q = _rms(m.m_q ** 2)
+    mu_q = float(np.sqrt(np.mean(m.m_q ** 2)))
     mu_k = float(m.m_q @ m.m_k) / (measured.d * mu_q) if mu_q > 0 else 0.0
     parameters = {"sigma_q": sigma_q, "sigma_k": sigma_k, "rho": rho, "mu_q": mu_q, "mu_k": mu_k,
                   "d": measured.d}
@@ -160,11 +160,6 @@ FITS = (independent_fit, correlated_fit, factors_fit, independent_vectors_fit, g
 def predict(measured: HeadMeasurement) -> list[Prediction]:
     """Every model's predictions for one head."""
     return [fit(measured) for fit in FITS]
-
-
-def _rms(values: np.ndarray) -> float:
-    """sqrt of the mean of ``values`` (variances or second moments; a rounding below 0 is 0)."""
-    return float(np.sqrt(max(np.mean(values), 0.0)))
 
 
 VARIANCE_FLOOR = 1e-24  # a standard deviation the fit leaves at 0 stays a (tiny) positive one

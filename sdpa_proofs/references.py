@@ -28,14 +28,19 @@ def _cell(value: str) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
+def _page(title: str, introduction: str) -> list[str]:
+    """The first lines of a generated page: the warning, the title and what the page lists."""
+    return [GENERATED, "", f"# {title}", "", introduction, ""]
+
+
 def rules_reference() -> str:
     """Every rule a step may name: the fact it applies, how a rendered proof cites it, and what
     its check establishes (its class's docstring)."""
-    lines = [GENERATED, "", "# Rules reference", "",
-             "Every rule a step may name, in the order `sdpa-proofs list --rules` prints them. "
-             "*Fact*: what the rule applies; *cited as*: how a rendered proof names it; then "
-             "what its check does, from the rule's own documentation. See "
-             "[writing-derivations.md](writing-derivations.md) for how steps use them.", ""]
+    lines = _page("Rules reference",
+                  "Every rule a step may name, in the order `sdpa-proofs list --rules` prints "
+                  "them. *Fact*: what the rule applies; *cited as*: how a rendered proof names "
+                  "it; then what its check does, from the rule's own documentation. See "
+                  "[writing-derivations.md](writing-derivations.md) for how steps use them.")
     for name, rule in RULES.items():
         lines += [f"## `{name}`", "", f"*Fact*: {rule.fact}", "",
                   f"*Cited as*: {rule.latex}", ""]
@@ -48,11 +53,11 @@ def rules_reference() -> str:
 def models_reference() -> str:
     """Every bundled model: its title, its assumptions as the report states them, its vectors
     and size, and the parameter points the checks evaluate at."""
-    lines = [GENERATED, "", "# Models reference", "",
-             "Every bundled model, as `--model NAME` and `models=[...]` name it. The assumptions "
-             "are the sentences every output states; the checks evaluate at the parameter "
-             "points listed (never σ = 1, never σ_q = σ_k). See "
-             "[writing-derivations.md](writing-derivations.md) for models of your own.", ""]
+    lines = _page("Models reference",
+                  "Every bundled model, as `--model NAME` and `models=[...]` name it. The "
+                  "assumptions are the sentences every output states; the checks evaluate at the "
+                  "parameter points listed (never σ = 1, never σ_q = σ_k). See "
+                  "[writing-derivations.md](writing-derivations.md) for models of your own.")
     for name, model in MODELS.items():
         lines += [f"## `{name}`", "", f"**{model.title}**", "", *model.assumptions(), "",
                   f"Random vectors: {', '.join(f'`{v.label}`' for v in model.vectors)}; size "
