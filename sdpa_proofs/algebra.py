@@ -8,6 +8,7 @@ relates E[X] to anything else.  So no probabilistic step can pass as algebra.
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from itertools import permutations
 
 import mpmath
@@ -133,9 +134,21 @@ def readable(expr: Expr) -> Expr:
 
 def canonical(expr: Expr) -> Expr:
     """A normal form for plain algebra: expanded, sums distributed, bound indices renamed."""
+    expr = sp.sympify(expr)
+    if expr.has(sp.Float):  # SymPy before 1.13 counts 2.0 == 2: a cache would mix them up
+        return _canonical(expr)
+    return _remembered_canonical(expr)
+
+
+def _canonical(expr: Expr) -> Expr:
     expr = distribute_sums(sp.expand(expr))
     expr = _map_moment_args(expr, lambda arg: canonical(arg))
     return sp.expand(symmetric_order(rename_bound(expr)))
+
+
+# A pure function of its argument, asked for again and again: every rewrite pass of a rule check
+# compares each node's normal form with a lemma's or a citation's pattern.
+_remembered_canonical = lru_cache(maxsize=8192)(_canonical)
 
 
 def _map_moment_args(expr: Expr, f) -> Expr:

@@ -1,0 +1,69 @@
+"""What the engine remembers or puts off to save time must not change an answer: a remembered
+normal form is the one computed afresh, a maximum left unevaluated takes the right value once
+numbers are put in, and a Gauss rule computed at more digits than asked for is still exact."""
+
+from fractions import Fraction
+
+import mpmath
+import pytest
+import sympy as sp
+from sympy import Float, Integer, Sum
+
+from sdpa_proofs import E, MaxOver, d, i, j, n, q, z
+from sdpa_proofs.algebra import _canonical, algebraically_equal, canonical
+from sdpa_proofs.distributions import GAUSS_RULES, LAPLACE, NORMAL
+
+INNER_SHARED = Sum(E(q[i] ** 2 * Sum(E(q[i] * q[j]), (j, 1, d))), (i, 1, d))
+INNER_OWN = Sum(E(q[i] ** 2 * Sum(E(q[j] ** 2), (j, 1, d))), (i, 1, d))
+
+
+@pytest.mark.parametrize("first, second", [(INNER_SHARED, INNER_OWN), (INNER_OWN, INNER_SHARED)])
+def test_a_remembered_normal_form_is_the_one_computed_afresh(first, second):
+    """In either order, and the two forms stay apart: d sigma^4 against d^2 sigma^4."""
+    remembered = [canonical(first), canonical(second)]
+    assert remembered == [_canonical(first), _canonical(second)]
+    assert remembered[0] != remembered[1]
+    assert algebraically_equal(first, second) is not True
+
+
+def test_a_float_is_never_mistaken_for_the_integer_of_the_same_value():
+    """SymPy before 1.13 has 2.0 == 2; the normal form of 2 q_1 must not come back as 2.0 q_1."""
+    as_float, as_integer = Float(2.0) * q[1], Integer(2) * q[1]
+    assert canonical(as_float).has(Float)
+    assert not canonical(as_integer).has(Float)
+
+
+def test_a_maximum_of_symbolic_values_takes_the_largest_once_numbers_are_in():
+    written = MaxOver(z[i] ** 2 - z[i], (i, 1, 4)).doit()
+    values = {z[1]: sp.Rational(1, 3), z[2]: -2, z[3]: sp.Rational(5, 2), z[4]: 0}
+    expected = max(float(v) ** 2 - float(v) for v in values.values())  # 6, at z_2 = -2
+    assert written.has(z[1]) and written.has(z[4])
+    assert float(written.xreplace(values)) == pytest.approx(expected, rel=1e-15)
+
+
+def test_a_maximum_of_numbers_is_a_number():
+    largest = max(Fraction(v, 2) - Fraction(v * v, 10) for v in range(1, 6))  # 3/5, at 2 and 3
+    assert MaxOver(sp.Rational(1, 2) * i - i ** 2 / 10, (i, 1, 5)).doit() == largest
+    assert MaxOver(n, (i, 1, 3)).doit() == n
+
+
+@pytest.mark.parametrize("family, even_moment", [
+    (NORMAL, lambda m: sp.factorial2(m - 1)),        # E[X^m] = (m - 1)!! for X ~ N(0, 1)
+    (LAPLACE, lambda m: sp.factorial(m) / sp.Integer(2) ** (m // 2)),  # m! b^m, b = 1/sqrt 2
+])
+@pytest.mark.parametrize("dps", [30, 45, 48])
+def test_a_rule_at_a_precision_tier_integrates_the_exact_moments_to_the_digits_asked(
+        family, even_moment, dps):
+    points = 8
+    with mpmath.workdps(dps):
+        rule = family.rule(points, mpmath.mpf(1), dps)
+        for m in range(0, 2 * points, 2):
+            value = mpmath.fsum(w * x ** m for w, x in rule)
+            exact = mpmath.mpf(sp.N(even_moment(m), dps + 10))
+            assert abs(value - exact) <= exact * mpmath.mpf(10) ** -(dps - 2)
+
+
+def test_checks_at_45_and_48_digits_share_one_rule():
+    NORMAL.rule(5, mpmath.mpf(1), 45)
+    NORMAL.rule(5, mpmath.mpf(1), 48)
+    assert len([key for key in GAUSS_RULES if key[:2] == (5, "hermite")]) == 1
