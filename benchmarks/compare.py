@@ -10,6 +10,8 @@ prints a table and writes results.md and results.json:
   for every d), the exact value at concrete d, and the full check of the derivation;
 - plain nested mpmath.quad against the toolkit's Gauss quadrature for the same moments at 30
   and 50 digits: time and the digits actually achieved;
+- the numeric check's tensor Gauss sum in mpmath against python-flint's arb balls (the `bench`
+  extra), on the same nodes: time, agreement and arb's certified radius;
 - Monte Carlo: samples of S per second at d = 64, 512, 4096 against the machine's limit (NumPy
   normal generation plus the product), measured in the same run;
 - moment questions (E[S^2] with correlated pairs, Var(S) with a shared factor): the toolkit's
@@ -27,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
+from itertools import product
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -204,6 +207,62 @@ def quadrature_rows(runs: int) -> list[dict]:
     return rows
 
 
+def arb_rows(runs: int, dps: int = 48) -> list[dict]:
+    """The numeric check's inner loop, a tensor Gauss sum, in mpmath (the toolkit's own
+    tensor_sum) against python-flint's arb balls on the same nodes and weights: a softmax
+    probability over three Normal logits (32 nodes per axis) and E[q_1^2 k_1^2 q_2^2 k_2^2]
+    over four (16 per axis).  Seconds, the digits on which the two agree, and the radius arb
+    certifies for its own sum (the rule's error is not in it: the nodes enter as exact)."""
+    import mpmath
+
+    from sdpa_proofs.distributions import NORMAL
+    from sdpa_proofs.models import tensor_sum
+    try:
+        import flint
+    except ImportError:
+        return [{"integrand": "(python-flint not installed: pip install -e '.[bench]')"}]
+
+    def softmax(a, b, c, exp):
+        return exp(a) / (exp(a) + exp(b) + exp(c))
+
+    def product_of_squares(a, b, c, e, exp):
+        return (a * b * c * e) ** 2
+
+    cases = {"softmax p_1 of 3 logits, 32^3 points": (softmax, 3, 32),
+             "E[q1^2 k1^2 q2^2 k2^2], 16^4 points": (product_of_squares, 4, 16)}
+    rows = []
+    flint.ctx.prec = int(dps * 3.33) + 10
+    for label, (integrand, axes, points) in cases.items():
+        rule = NORMAL.rule(points, mpmath.mpf(1), dps)
+        balls = [(flint.arb(mpmath.nstr(w, dps + 10)), flint.arb(mpmath.nstr(x, dps + 10)))
+                 for w, x in rule]
+
+        def in_mpmath(rule=rule, integrand=integrand, axes=axes):
+            with mpmath.workdps(dps):
+                return tensor_sum(lambda *values: integrand(*values, exp=mpmath.exp),
+                                  [rule] * axes)[0]
+
+        def in_arb(balls=balls, integrand=integrand, axes=axes):
+            total = flint.arb(0)
+            for combination in product(*[balls] * axes):
+                weight = flint.arb(1)
+                for w, _ in combination:
+                    weight *= w
+                total += weight * integrand(*(x for _, x in combination), exp=flint.arb.exp)
+            return total
+
+        ours, theirs = in_mpmath(), in_arb()
+        with mpmath.workdps(dps):
+            gap = abs(ours - mpmath.mpf(theirs.mid().str(dps + 10, radius=False)))
+            agree = float(min(dps, -mpmath.log10(gap / abs(ours)))) if gap else float(dps)
+        mp_seconds, arb_seconds = median_time(in_mpmath, runs), median_time(in_arb, runs)
+        rows.append({"integrand": label, "digits": dps, "mpmath seconds": mp_seconds,
+                     "arb seconds": arb_seconds, "ratio": mp_seconds / arb_seconds,
+                     "digits agreeing": round(agree, 1),
+                     "arb radius": theirs.rad().str(3, radius=False)})
+    return rows
+
+
 def monte_carlo_rows(runs: int) -> list[dict]:
     """Samples of S per second through the toolkit's sampler and estimator, against NumPy's
     normal generation plus the row-wise product (the limit for these sizes)."""
@@ -255,6 +314,7 @@ def main() -> None:
     ours = toolkit_rows(args.runs)
     questions = moment_rows(args.runs, args.limit)
     quadrature = quadrature_rows(args.runs)
+    arb = arb_rows(args.runs)
     sampling = monte_carlo_rows(args.runs)
     catalogue = catalogue_seconds()
     slowest = max((v["seconds"] or args.limit) for v in stats.values())
@@ -268,7 +328,7 @@ def main() -> None:
             all(r["ratio"] <= 1.5 for r in sampling),
     }
     results = {"sympy.stats": stats, "toolkit": ours, "moment questions": questions,
-               "quadrature": quadrature,
+               "quadrature": quadrature, "arb against mpmath": arb,
                "monte carlo": sampling, "catalogue seconds": catalogue, "targets": targets}
     report = render(results)
     print(report)
@@ -298,6 +358,13 @@ def render(results: dict) -> str:
               "achieved |", "| --- | --- | --- | --- | --- |"]
     lines += [f"| {r['moment']} | {r['digits asked']} | {r['method']} | {r['seconds']:.3f} | "
               f"{r['digits achieved']} |" for r in results["quadrature"]]
+    lines += ["", "## the numeric check's tensor sum: mpmath against python-flint's arb", "",
+              "| integrand | digits | mpmath seconds | arb seconds | ratio | digits agreeing | "
+              "arb radius |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    lines += [f"| {r['integrand']} | {r['digits']} | {r['mpmath seconds']:.3f} | "
+              f"{r['arb seconds']:.3f} | {r['ratio']:.1f} | {r['digits agreeing']} | "
+              f"{r['arb radius']} |" if "digits" in r else f"| {r['integrand']} | | | | | | |"
+              for r in results["arb against mpmath"]]
     lines += ["", "## Monte Carlo", "", "| d | samples | limit samples/s | toolkit samples/s | "
               "ratio |", "| --- | --- | --- | --- | --- |"]
     lines += [f"| {r['d']} | {r['samples']} | {r['limit samples/s']:.0f} | "
