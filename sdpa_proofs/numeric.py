@@ -5,11 +5,12 @@ model (identities in the coordinates), to high precision with mpmath."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import mpmath
 import numpy as np
 import sympy as sp
-from sympy import Derivative, Expr, Indexed
+from sympy import Derivative, Expr, Indexed, Symbol
 
 from .concrete import (
     arbitrary_values,
@@ -300,7 +301,7 @@ def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct:
     for dim in from_least(dimensions, least):
         for indices in concrete_index_values([before, after], distinct, dim):
             # the sums written out once per dimension, then each parameter point put in
-            written = [concretise(x, {model.dimension: sp.Integer(dim)}, indices)
+            written = [_written_out(x, model.dimension, dim, tuple(indices.items()))
                        for x in (before, after)]
             for point in model.parameter_points:
                 substitution = model.concrete(point, dim)
@@ -360,6 +361,13 @@ def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
                                        "rhs": mpmath.nstr(rhs, 25)})
     return Verdict(UNDECIDED, f"at {format_point(where)} the sides differ by "
                               f"{mpmath.nstr(margin, 5)}, too little to tell at this precision")
+
+
+@lru_cache(maxsize=1024)
+def _written_out(expr: Expr, dimension: Symbol, dim: int, indices: tuple) -> Expr:
+    """The expression at d = dim with its free indices given, its sums written out: a chain's
+    right side is the next step's left side, written out once."""
+    return concretise(expr, {dimension: sp.Integer(dim)}, dict(indices))
 
 
 def _integrated_pair(sides, model, substitution, point, dim):
