@@ -160,12 +160,13 @@ def _map_moment_args(expr: Expr, f) -> Expr:
 
 
 def opaque_atoms(expr: Expr) -> set[Expr]:
-    """Moment atoms, sums and maxima: what a numerical probe treats as unknowns.  A derivative
-    of an expression that holds one is an unknown as a whole: an unknown standing in for
-    sum_l z_l^2 would have derivative 0."""
+    """Moment atoms, sums, maxima and derivatives: what a numerical probe treats as unknowns.
+    Algebra takes no derivatives, so one left in an expression (of a maximum, which the
+    differentiate rule refuses) is an unknown as a whole: putting numbers into its variable
+    means nothing, and an unknown standing in for sum_l z_l^2 inside it would give 0."""
     if isinstance(expr, MOMENT_FUNCTIONS + SUMS + (MaxOver,)):
         return {expr}
-    if isinstance(expr, sp.Derivative) and opaque_atoms(expr.expr):
+    if isinstance(expr, sp.Derivative):  # one that algebra was left (of a maximum, say)
         return {expr}
     found: set = set()
     for arg in expr.args:

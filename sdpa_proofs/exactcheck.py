@@ -113,7 +113,11 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                 points = exact_points(model, coordinates, dim, point)
                 for draw, values in enumerate(points):
                     values = {**values, **arbitrary_values(at_point, draw % ARBITRARY_DRAWS)}
-                    difference = sp.N((at_point[0] - at_point[1]).xreplace(values), 50)
+                    try:
+                        difference = sp.N((at_point[0] - at_point[1]).xreplace(values), 50)
+                    except (ValueError, TypeError) as error:  # SymPy's Max of a non-real
+                        return Verdict(UNDECIDED, f"could not evaluate {show(forms[0])} and "
+                                                  f"{show(forms[1])} at a point: {error}")
                     if difference.is_number and abs(difference) > mpmath.mpf(10) ** -30:
                         where = {str(model.dimension): dim,
                                  **{str(k): str(v) for k, v in point.items()},
@@ -167,7 +171,10 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
                     coordinates = sorted(random_coordinates(difference),
                                          key=sp.default_sort_key)
                     for values in exact_points(model, coordinates, dim, point):
-                        value = sp.N(difference.xreplace(values), 60)
+                        try:
+                            value = sp.N(difference.xreplace(values), 60)
+                        except (ValueError, TypeError):  # SymPy's Max of a non-real value
+                            value = sp.nan
                         tried += 1
                         if not value.is_number or not value.is_comparable:
                             return Verdict(UNDECIDED, f"could not evaluate {show(difference)}")

@@ -163,6 +163,8 @@ class MaxOver(Expr):
 
 
 BINDERS = SUMS + (MaxOver,)  # everything that binds an index over a range
+# kinks where arguments tie: SymPy differentiates them anyway, counting each tie as a half
+NOT_DIFFERENTIABLE = (sp.Max, sp.Min, MaxOver)
 
 
 def rebind(template: Expr, body: Expr) -> Expr:

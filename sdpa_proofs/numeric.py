@@ -421,8 +421,8 @@ def _pointwise_pairs(sides, model, substitution, point, dim):
                    for exact in exact_points(model, coordinates, dim, point)]
     for values in points:
         lhs, rhs = (pointwise_value(side, values) for side in sides)
-        yield lhs, rhs, 1 + max(abs(lhs), abs(rhs)), {str(c): mpmath.nstr(v, 12)
-                                                      for c, v in values.items()}
+        scale = max(abs(lhs), abs(rhs), *(pointwise_size(side, values) for side in sides))
+        yield lhs, rhs, scale, {str(c): mpmath.nstr(v, 12) for c, v in values.items()}
 
 
 def _drawn_point(model: Model, source, coordinates: list, dim: int, point: dict) -> dict:
@@ -447,6 +447,19 @@ def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
                                    "rhs": mpmath.nstr(rhs, 25)})
 
 
+def pointwise_size(expr: Expr, values: dict) -> mpmath.mpf:
+    """The size of the terms an expression is made of at ``values``: |a| + |b| for a + b,
+    |a| |b| for a b, a derivative's function's size for the derivative, and |value| for
+    anything else.  Two sides are compared relative to it where both nearly cancel, never
+    to a fixed 1: 10^-40 z^2 and 2 10^-40 z^2 differ in every digit."""
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        sizes = [pointwise_size(a, values) for a in expr.args]
+        return mpmath.fsum(sizes) if isinstance(expr, sp.Add) else mpmath.fprod(sizes)
+    if isinstance(expr, Derivative):
+        return pointwise_size(expr.expr, values)
+    return abs(pointwise_value(expr, values))
+
+
 def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:
     """The value of an expression in the coordinates at ``values``, each derivative taken by
     mpmath.diff at the working precision (which mpmath raises while differentiating)."""
@@ -462,4 +475,8 @@ def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:
         expr = expr.func(*(sp.Float(pointwise_value(a, values), mpmath.mp.dps)
                            if a.has(Derivative) else a for a in expr.args))
     stand_ins = {c: sp.Float(v, mpmath.mp.dps) for c, v in values.items()}
-    return mpmath.mpf(sp.N(expr.xreplace(stand_ins), mpmath.mp.dps))
+    try:
+        return mpmath.mpf(sp.N(expr.xreplace(stand_ins), mpmath.mp.dps))
+    except (ValueError, TypeError) as error:  # a complex value, or SymPy's Max of one
+        raise UnsupportedExpression(f"{show(expr)} is not a real number at the point "
+                                    f"tried: {error}") from error

@@ -18,6 +18,7 @@ from .algebra import canonical, distribute_sums
 from .concrete import substitute_free
 from .errors import UnsupportedExpression
 from .expressions import (
+    NOT_DIFFERENTIABLE,
     SD,
     SUMS,
     Cov,
@@ -642,7 +643,9 @@ class Differentiate(Rule):
     latex = "differentiation"
 
     def rewrite(self, node, ctx):
-        return node.doit(deep=False) if isinstance(node, Derivative) else None
+        if not isinstance(node, Derivative) or node.expr.has(*NOT_DIFFERENTIABLE):
+            return None
+        return node.doit(deep=False)
 
 
 class Sift(Rule):

@@ -19,6 +19,7 @@ from .derivation import Derivation
 from .errors import BadInput
 from .expressions import (
     BINDERS,
+    NOT_DIFFERENTIABLE,
     MaxOver,
     SumOverDistinct,
     bound_indices,
@@ -270,8 +271,10 @@ def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None
 def _constructs_the_checks_know(place: str, expr: Expr) -> None:
     """What some check would read otherwise than the others, refused: a function nothing
     defines, a derivative other than in a coordinate or of a symbolic order (d/d sigma_q
-    E[q_1^2] looks like 0 to algebra, which sees no sigma_q inside E), and a Kronecker delta
-    with a range (SymPy's delta_{i,j,(1,3)}, whose range the sifting rules do not keep)."""
+    E[q_1^2] looks like 0 to algebra, which sees no sigma_q inside E), a derivative of a
+    maximum or minimum (not differentiable where its arguments tie, and SymPy's rule counts
+    every tie as a half: d/dz max(f, f, f) came out 3/2 f'), and a Kronecker delta with a
+    range (SymPy's delta_{i,j,(1,3)}, whose range the sifting rules do not keep)."""
     for node in sp.preorder_traversal(expr):
         if isinstance(node, sp.core.function.AppliedUndef):
             raise BadInput(f"{place}: {show(node)} is a function nothing defines")
@@ -280,6 +283,10 @@ def _constructs_the_checks_know(place: str, expr: Expr) -> None:
                 if not is_random_coordinate(variable) or not count.is_Integer:
                     raise BadInput(f"{place}: {show(node)}: derivatives are taken in a "
                                    "coordinate (z_j, q_i), a whole number of times")
+            if node.expr.has(*NOT_DIFFERENTIABLE):
+                raise BadInput(f"{place}: {show(node)}: a maximum or minimum is not "
+                               "differentiable where its arguments tie; differentiate the "
+                               "branch that is largest instead")
         if isinstance(node, sp.KroneckerDelta) and len(node.args) > 2:
             raise BadInput(f"{place}: {show(node)}: a Kronecker delta with a range; write the "
                            "range as a sum's limits instead")

@@ -860,14 +860,14 @@ def test_an_index_used_as_a_number_inside_e_is_not_counted_away():
 
 
 def test_stein_needs_a_g_without_jumps():
-    from sympy import Abs, Derivative, Max
+    from sympy import Derivative, Heaviside
 
     from sdpa_proofs import E, get_model, q, sigma_q
     from sdpa_proofs.registry import resolve
     from sdpa_proofs.rulecheck import rule_check
 
     x = q[1]
-    g = Max(0, x) / Abs(x)
+    g = Heaviside(x)
     verdict = rule_check(E(x * g), sigma_q**2 * E(Derivative(g, x)),
                          resolve(["stein", "differentiate"]), get_model("independent-normal"))
     assert verdict.status == "fail" and "differentiable" in verdict.reason
@@ -1206,3 +1206,73 @@ def test_what_the_checks_would_read_apart_is_bad_input(body, message, tmp_path, 
           f"derivation = Derivation({body})\n")
     code, output, _ = verify(tmp_path, capsys=capsys)
     assert code == 2 and message in " ".join(output.split()) and "apart.py" in output
+
+
+# ---- found by attacking the checker, round 28 ----------------------------------------------
+
+TIED_MAXIMUM = HEADER + '''
+A = (z[j] + 1)**2
+B = z[j]**2 + 2*z[j] + 1
+C = (z[j] + 2)**2 - 2*z[j] - 3
+tiny = Rational(1, 10**40)
+tied = Derivation(claim=Eq(Derivative(tiny * Max(A, B, C), z[j]), 3 * tiny * (z[j] + 1)),
+                  models=["gaussian-logits"],
+                  steps=[Step(3 * tiny * (z[j] + 1), ["differentiate", "algebra"])])
+'''
+
+
+def test_a_derivative_of_a_maximum_is_bad_input(tmp_path, capsys):
+    """max(f, f, f) with f written three ways: SymPy's derivative counts each tie as a half and
+    gives 3/2 f', which the rule and exact checks both took from SymPy; the true slope is f'."""
+    write(tmp_path, "tied.py", TIED_MAXIMUM)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and statuses(data)["tied"] != "verified"
+    assert "not differentiable where its arguments tie" in output and "tied.py" in output
+
+
+def test_the_differentiate_rule_leaves_a_maximum_alone():
+    from sympy import Derivative, Max, expand
+
+    from sdpa_proofs import get_model, z
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    f = (z[1] + 1) ** 2
+    tied = Derivative(Max(f, expand(f), (z[1] + 2) ** 2 - 2 * z[1] - 3), z[1])
+    verdict = rule_check(tied, 3 * (z[1] + 1), resolve(["differentiate", "algebra"]),
+                         get_model("gaussian-logits"))
+    assert verdict.status != "pass"
+
+
+@pytest.mark.parametrize("wrong", ["derivative", "value"])
+def test_the_numeric_check_sees_pointwise_differences_far_below_one(wrong):
+    """Pointwise sides were compared relative to 1 + |values|: 10^-40 z^2 = 2 10^-40 z^2 passed
+    with 37 digits.  They are compared relative to the size of their terms."""
+    from sympy import Derivative, Rational
+
+    from sdpa_proofs import get_model, z
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    tiny = Rational(1, 10**40)
+    before, after = ((Derivative(tiny * z[1] ** 2, z[1]), 3 * tiny * z[1]) if wrong == "derivative"
+                     else (tiny * z[1] ** 2, 2 * tiny * z[1] ** 2))
+    model = get_model("gaussian-logits")
+    assert numeric_check(before, after, model, NumericSettings()).status == "fail"
+    right = 2 * tiny * z[1] if wrong == "derivative" else tiny * z[1] ** 2 + 1 - 1
+    assert numeric_check(before, right, model, NumericSettings()).status == "pass"
+
+
+@pytest.mark.parametrize("claim, step", [
+    ("Le(log(z[j]), MaxOver(log(z[l]), (l, 1, n)))",
+     'Step(MaxOver(log(z[l]), (l, 1, n)), "at_most_max", rel="<=")'),
+    ("Eq(MaxOver(sqrt(z[l]), (l, 1, n))**2, MaxOver(z[l], (l, 1, n)))",
+     'Step(MaxOver(z[l], (l, 1, n)), "max_monotone")'),
+])
+def test_a_maximum_of_values_that_are_not_real_is_undecided_not_a_crash(claim, step, tmp_path,
+                                                                         capsys):
+    write(tmp_path, "complex.py", HEADER + f'''
+complex_max = Derivation(claim={claim}, models=["gaussian-logits"], steps=[{step}])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data)["complex"] in ("undecided", "failed")
+    assert "internal error" not in output
