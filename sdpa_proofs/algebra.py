@@ -206,15 +206,38 @@ def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of 
 
 
 def differs_somewhere(expr: Expr, probes: int) -> bool:
-    """Evaluate at random points to 50 digits; True if some value is clearly non-zero."""
+    """Evaluate at random points to 50 digits; True if some value is clearly non-zero: more
+    than 10^-30 of the size of the terms (10^-40 sigma^2 is not 0)."""
     rng = random.Random(20261129)
     symbols = sorted(expr.free_symbols, key=str)
     for _ in range(probes):
         point = {s: random_value(s, rng) for s in symbols}
         value = sp.N(expr.xreplace(point), 50)
-        if value.is_number and value.is_comparable and abs(value) > mpmath.mpf(10) ** -30:
+        if not (value.is_number and value.is_comparable):
+            continue
+        size = term_size_at(expr, point)
+        if size is not None and abs(value) > mpmath.mpf(10) ** -30 * size:
             return True
     return False
+
+
+def term_size_at(expr: Expr, point: dict) -> mpmath.mpf | None:
+    """``term_size`` of expr at a point, to 50 digits; None where a term is no real number."""
+    try:
+        return term_size(expr, lambda leaf: abs(mpmath.mpf(sp.N(leaf.xreplace(point), 50))))
+    except (TypeError, ValueError):
+        return None
+
+
+def term_size(expr: Expr, leaf_size) -> mpmath.mpf:
+    """The size of the terms an expression is made of: |a| + |b| for a + b, |a| |b| for a b,
+    and ``leaf_size`` of anything else.  Two values are compared relative to it where they
+    nearly cancel, never to a fixed 1: 10^-40 z^2 and 2 10^-40 z^2 differ in every digit, and
+    so do 10^-40 E[q_1^2] and 2 10^-40 E[q_1^2]."""
+    if isinstance(expr, (Add, Mul)):
+        sizes = [term_size(a, leaf_size) for a in expr.args]
+        return mpmath.fsum(sizes) if isinstance(expr, Add) else mpmath.fprod(sizes)
+    return leaf_size(expr)
 
 
 def random_value(symbol: Symbol, rng: random.Random):

@@ -11,7 +11,13 @@ import mpmath
 import sympy as sp
 from sympy import Expr, Indexed
 
-from .algebra import canonical, differs_somewhere, readable, simplifies_to_zero
+from .algebra import (
+    canonical,
+    differs_somewhere,
+    readable,
+    simplifies_to_zero,
+    term_size_at,
+)
 from .calculus import calculus_normal_form
 from .concrete import (
     arbitrary_values,
@@ -118,7 +124,9 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                     except (ValueError, TypeError) as error:  # SymPy's Max of a non-real
                         return Verdict(UNDECIDED, f"could not evaluate {show(forms[0])} and "
                                                   f"{show(forms[1])} at a point: {error}")
-                    if difference.is_number and abs(difference) > mpmath.mpf(10) ** -30:
+                    size = term_size_at(at_point[0] - at_point[1], values)
+                    if difference.is_number and size is not None \
+                            and abs(difference) > mpmath.mpf(10) ** -30 * size:
                         where = {str(model.dimension): dim,
                                  **{str(k): str(v) for k, v in point.items()},
                                  **{str(k): int(v) for k, v in indices.items()},

@@ -84,9 +84,12 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
             values = a * b
         else:
             values = vector_values(expr.function, arrays, dim, bound)
-        if np.ndim(values) == 0:  # a summand free of the coordinates: dim equal terms
-            return values if isinstance(expr, MaxOver) else values * dim
-        return values.max(axis=-1) if isinstance(expr, MaxOver) else values.sum(axis=-1)
+        if isinstance(expr, MaxOver):
+            return values if np.ndim(values) == 0 else values.max(axis=-1)
+        if np.ndim(values) == 0 or np.shape(values)[-1] == 1:
+            # a summand free of the index (a number, or q_1 in sum_i q_1): dim equal terms
+            return values * dim if np.ndim(values) == 0 else values[..., 0] * dim
+        return values.sum(axis=-1)
     if isinstance(expr, (sp.Add, sp.Mul)):
         parts = [vector_values(a, arrays, dim, index) for a in expr.args]
         result = parts[0]
@@ -336,9 +339,12 @@ def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
 
 
 POINTWISE_SAMPLES = 2000
-_HOLDS = {"==": lambda a, b: np.abs(a - b) <= 1e-9 * (1 + np.abs(b)),
-          "<=": lambda a, b: a <= b + 1e-9 * (1 + np.abs(b)),
-          ">=": lambda a, b: a >= b - 1e-9 * (1 + np.abs(b)), "<": np.less, ">": np.greater}
+# in double precision, with a margin of 1e-9 of the size of the terms (m): never a fixed 1,
+# under which 10^-40 z^2 = 2 10^-40 z^2 would hold everywhere
+_HOLDS = {"==": lambda a, b, m: np.abs(a - b) <= 1e-9 * m,
+          "<=": lambda a, b, m: a <= b + 1e-9 * m,
+          ">=": lambda a, b, m: a >= b - 1e-9 * m,
+          "<": lambda a, b, m: a < b, ">": lambda a, b, m: a > b}
 
 
 def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
@@ -442,4 +448,27 @@ def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple
     """Both sides at every row of ``arrays``, and the rows where the relation fails."""
     rows = len(next(iter(arrays.values())))
     lhs, rhs = (_as_samples(vector_values(side, arrays, dim), rows) for side in sides)
-    return lhs, rhs, np.flatnonzero(~_HOLDS[relation](lhs, rhs))
+    size = np.maximum.reduce([np.abs(lhs), np.abs(rhs),
+                              *(_as_samples(vector_sizes(side, arrays, dim), rows)
+                                for side in sides)])
+    return lhs, rhs, np.flatnonzero(~_HOLDS[relation](lhs, rhs, size))
+
+
+def vector_sizes(expr: Expr, arrays: dict, dim: int, index=None):
+    """Samples of the size of the terms a random expression is made of (as algebra.term_size,
+    sample by sample): |a| + |b| for a + b, |a| |b| for a b, the terms of a sum over the
+    coordinates added up, and |value| for anything else."""
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        parts = [vector_sizes(a, arrays, dim, index) for a in expr.args]
+        combine = np.add if isinstance(expr, sp.Add) else np.multiply
+        total = parts[0]
+        for part in parts[1:]:
+            total = combine(total, part)
+        return total
+    if isinstance(expr, Sum) and index is None and len(expr.limits) == 1 \
+            and random_coordinates(expr.function) and expr.limits[0][1:] == (1, dim):
+        sizes = vector_sizes(expr.function, arrays, dim, expr.limits[0][0])
+        if np.ndim(sizes) == 0 or np.shape(sizes)[-1] == 1:
+            return sizes * dim if np.ndim(sizes) == 0 else sizes[..., 0] * dim
+        return sizes.sum(axis=-1)
+    return np.abs(vector_values(expr, arrays, dim, index))

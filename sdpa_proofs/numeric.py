@@ -12,6 +12,7 @@ import numpy as np
 import sympy as sp
 from sympy import Derivative, Expr, Indexed, Symbol
 
+from .algebra import term_size
 from .concrete import (
     arbitrary_values,
     concrete_index_values,
@@ -60,9 +61,24 @@ class _Evaluation:
 
     def value(self, expr: Expr) -> mpmath.mpf:
         """Numerical value of an expression whose sums are already expanded."""
-        atoms = {atom: self.moment(atom) for atom in _moment_atoms(expr)}
+        return self.value_and_size(expr)[0]
+
+    def value_and_size(self, expr: Expr) -> tuple[mpmath.mpf, mpmath.mpf]:
+        """The value, and the size of the terms it is made of (see ``term_size``), each moment
+        counting with the size of the terms its integral added up."""
+        atoms, sizes = {}, {}
+        for atom in _moment_atoms(expr):
+            outer, self.scale = self.scale, mpmath.mpf(0)
+            atoms[atom] = self.moment(atom)
+            sizes[atom] = max(self.scale, abs(atoms[atom]))
+            self.scale = max(outer, self.scale)
         stand_ins = {atom: sp.Float(value, self.dps) for atom, value in atoms.items()}
-        result = sp.N(expr.xreplace(stand_ins), self.dps)
+        value = self._number(expr.xreplace(stand_ins), expr)
+        return value, term_size(expr, lambda leaf: sizes[leaf] if leaf in sizes else abs(
+            self._number(leaf.xreplace(stand_ins), leaf)))
+
+    def _number(self, concrete: Expr, expr: Expr) -> mpmath.mpf:
+        result = sp.N(concrete, self.dps)
         if not result.is_number or not result.is_real:
             raise UnsupportedExpression(f"{expr} does not evaluate to a real number")
         try:
@@ -388,10 +404,9 @@ def _integrated(side: Expr, model: Model, substitution: dict) -> tuple:
     if key not in _VALUES:
         if len(_VALUES) >= _VALUES_KEPT:
             _VALUES.clear()
-        evaluation = _Evaluation(model, substitution, mpmath.mp.dps)
-        value = evaluation.value(side)
+        value, size = _Evaluation(model, substitution, mpmath.mp.dps).value_and_size(side)
         # the entry holds the model, so that no other model can be given its id meanwhile
-        _VALUES[key] = model, value, evaluation.scale
+        _VALUES[key] = model, value, size
     return _VALUES[key][1:]
 
 
@@ -448,16 +463,13 @@ def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
 
 
 def pointwise_size(expr: Expr, values: dict) -> mpmath.mpf:
-    """The size of the terms an expression is made of at ``values``: |a| + |b| for a + b,
-    |a| |b| for a b, a derivative's function's size for the derivative, and |value| for
-    anything else.  Two sides are compared relative to it where both nearly cancel, never
-    to a fixed 1: 10^-40 z^2 and 2 10^-40 z^2 differ in every digit."""
-    if isinstance(expr, (sp.Add, sp.Mul)):
-        sizes = [pointwise_size(a, values) for a in expr.args]
-        return mpmath.fsum(sizes) if isinstance(expr, sp.Add) else mpmath.fprod(sizes)
-    if isinstance(expr, Derivative):
-        return pointwise_size(expr.expr, values)
-    return abs(pointwise_value(expr, values))
+    """``term_size`` at the coordinates ``values``; a derivative counts with its function's
+    size (which is what numerical differentiation's error scales with)."""
+    def leaf(node: Expr) -> mpmath.mpf:
+        if isinstance(node, Derivative):
+            return pointwise_size(node.expr, values)
+        return abs(pointwise_value(node, values))
+    return term_size(expr, leaf)
 
 
 def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:

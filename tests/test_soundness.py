@@ -1276,3 +1276,53 @@ complex_max = Derivation(claim={claim}, models=["gaussian-logits"], steps=[{step
     code, output, data = verify(tmp_path, capsys=capsys)
     assert code == 1 and statuses(data)["complex"] in ("undecided", "failed")
     assert "internal error" not in output
+
+
+
+def test_the_exact_and_numeric_checks_see_differences_far_below_one():
+    """The exact check's probes and the numeric check's moments measured a difference against
+    1 (10^-30 of it), not against the terms: 10^-40 E[q_1^2] = 2 10^-40 E[q_1^2] was
+    undecided by the exact check and passed by the numeric one."""
+    from sympy import Rational
+
+    from sdpa_proofs import E, Var, get_model, q
+    from sdpa_proofs.exactcheck import exact_check
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    tiny = Rational(1, 10**40)
+    model = get_model("independent-normal")
+    side, doubled, right = tiny * E(q[1] ** 2), 2 * tiny * E(q[1] ** 2), tiny * Var(q[1])
+    assert exact_check(side, doubled, model).status == "fail"
+    assert numeric_check(side, doubled, model, NumericSettings()).status == "fail"
+    assert exact_check(side, right, model).status == "pass"
+    assert numeric_check(side, right, model, NumericSettings()).status == "pass"
+
+
+def test_monte_carlo_adds_up_a_summand_free_of_the_index_d_times():
+    """sum_{i=1}^d q_1^2 is d q_1^2; it was sampled as q_1^2, and E[.] = sigma_q^2 passed."""
+    from sympy import Eq, Sum
+
+    from sdpa_proofs import E, d, get_model, i, q, sigma_q
+    from sdpa_proofs.montecarlo import check_claim
+
+    model = get_model("independent-normal")
+    wrong = check_claim(Eq(E(Sum(q[1] ** 2, (i, 1, d))), sigma_q ** 2), model)
+    right = check_claim(Eq(E(Sum(q[1] ** 2, (i, 1, d))), d * sigma_q ** 2), model)
+    assert all(r.status == "fail" for r in wrong) and all(r.status == "pass" for r in right)
+
+
+def test_monte_carlo_compares_pointwise_sides_relative_to_their_terms():
+    """(e^z + e^-z)^2 - (e^z - e^-z)^2 = 4, all times 10^-40: true with terms far larger than
+    the value, false with 5; both were "ok" under a margin of 10^-9 of 1."""
+    from sympy import Eq, Rational, exp
+
+    from sdpa_proofs import get_model, z
+    from sdpa_proofs.montecarlo import check_claim
+
+    tiny = Rational(1, 10**40)
+    side = tiny * (exp(z[1]) + exp(-z[1])) ** 2 - tiny * (exp(z[1]) - exp(-z[1])) ** 2
+    model = get_model("gaussian-logits")
+    assert all(r.status == "pass" for r in check_claim(Eq(side, 4 * tiny), model))
+    assert all(r.status == "fail" for r in check_claim(Eq(side, 5 * tiny), model))
+    assert all(r.status == "fail" for r in check_claim(Eq(tiny * z[1] ** 2,
+                                                          2 * tiny * z[1] ** 2), model))
