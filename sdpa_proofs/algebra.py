@@ -206,8 +206,10 @@ def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of 
 
 
 def differs_somewhere(expr: Expr, probes: int) -> bool:
-    """Evaluate at random points to 50 digits; True if some value is clearly non-zero: more
-    than 10^-30 of the size of the terms (10^-40 sigma^2 is not 0)."""
+    """Evaluate at random points to 50 digits (SymPy's evalf works to that many digits of the
+    value, raising its own precision where terms cancel); True if some value is clearly
+    non-zero: more than 10^-30 of the size of the terms, or of 1 if they are larger (10^-40
+    sigma^2 is not 0, and terms of 10^40 that cancel do not hide a difference of 1)."""
     rng = random.Random(20261129)
     symbols = sorted(expr.free_symbols, key=str)
     for _ in range(probes):
@@ -216,7 +218,7 @@ def differs_somewhere(expr: Expr, probes: int) -> bool:
         if not (value.is_number and value.is_comparable):
             continue
         size = term_size_at(expr, point)
-        if size is not None and abs(value) > mpmath.mpf(10) ** -30 * size:
+        if size is not None and abs(value) > mpmath.mpf(10) ** -30 * min(size, 1):
             return True
     return False
 

@@ -126,7 +126,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                                                   f"{show(forms[1])} at a point: {error}")
                     size = term_size_at(at_point[0] - at_point[1], values)
                     if difference.is_number and size is not None \
-                            and abs(difference) > mpmath.mpf(10) ** -30 * size:
+                            and abs(difference) > mpmath.mpf(10) ** -30 * min(size, 1):
                         where = {str(model.dimension): dim,
                                  **{str(k): str(v) for k, v in point.items()},
                                  **{str(k): int(v) for k, v in indices.items()},

@@ -67,7 +67,7 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         raise UnsupportedForSampling(f"free index in {expr}")
     if isinstance(expr, (Sum, MaxOver)):
         if index is not None and not expr.has(index):  # e.g. a softmax normaliser in a sum
-            return vector_values(expr, arrays, dim)[..., None]
+            return np.asarray(vector_values(expr, arrays, dim))[..., None]
         if index is not None or len(expr.limits) != 1:
             raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
         (bound, lower, upper), = expr.limits
@@ -339,8 +339,8 @@ def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
 
 
 POINTWISE_SAMPLES = 2000
-# in double precision, with a margin of 1e-9 of the size of the terms (m): never a fixed 1,
-# under which 10^-40 z^2 = 2 10^-40 z^2 would hold everywhere
+# in double precision, with a margin of 1e-9 of the size of the terms (m, at most 1, see
+# _where_it_fails): never a fixed 1, under which 10^-40 z^2 = 2 10^-40 z^2 held everywhere
 _HOLDS = {"==": lambda a, b, m: np.abs(a - b) <= 1e-9 * m,
           "<=": lambda a, b, m: a <= b + 1e-9 * m,
           ">=": lambda a, b, m: a >= b - 1e-9 * m,
@@ -448,10 +448,18 @@ def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple
     """Both sides at every row of ``arrays``, and the rows where the relation fails."""
     rows = len(next(iter(arrays.values())))
     lhs, rhs = (_as_samples(vector_values(side, arrays, dim), rows) for side in sides)
-    size = np.maximum.reduce([np.abs(lhs), np.abs(rhs),
-                              *(_as_samples(vector_sizes(side, arrays, dim), rows)
-                                for side in sides)])
+    terms = np.maximum(*(_as_samples(vector_sizes(side, arrays, dim), rows) for side in sides))
+    values = np.maximum(np.abs(lhs), np.abs(rhs))
+    if np.any(terms > UNRESOLVED * np.maximum(values, 1)):
+        raise UnsupportedForSampling(f"terms up to {terms.max():.3g} cancel to values of "
+                                     f"{values.max():.3g}: more than double precision resolves")
+    # the margin's floor is the size of the terms, but never more than 1: terms that cancel
+    # may not make an error of 1 look small
+    size = np.maximum(values, np.minimum(terms, 1.0))
     return lhs, rhs, np.flatnonzero(~_HOLDS[relation](lhs, rhs, size))
+
+
+UNRESOLVED = 1e6  # terms this much larger than the values leave them about 1e-10 of precision
 
 
 def vector_sizes(expr: Expr, arrays: dict, dim: int, index=None):

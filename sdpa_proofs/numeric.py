@@ -233,25 +233,14 @@ def _degree(expr: Expr, v: Indexed) -> int | None:
     return None
 
 
-def unit(scale: mpmath.mpf) -> mpmath.mpf:
-    """What a difference is measured against when both sides are about zero: the size of the
-    terms involved, but never more than 1, so that a term of size 10^60 that cancels cannot
-    make an error of size 1 look like 60 agreeing digits."""
-    return min(scale, mpmath.mpf(1))
-
-
-def matching_digits(a: mpmath.mpf, b: mpmath.mpf, scale: mpmath.mpf, required: int,
-                    dps: int) -> float:
-    """Significant digits to which a and b agree; when both are about 0, relative to the
-    ``unit`` of the terms involved."""
+def matching_digits(a: mpmath.mpf, b: mpmath.mpf, dps: int) -> float:
+    """Significant digits to which a and b agree.  Both are resolved (see ``_resolved``): a value
+    far below the terms it came from was evaluated again with the digits to see it, or found
+    to be noise and set to 0, so agreement is measured against the values themselves."""
     difference = abs(a - b)
     if difference == 0:
         return float(dps)
-    magnitude = max(abs(a), abs(b))
-    floor = unit(scale)
-    reference = magnitude if magnitude > floor * mpmath.mpf(10) ** -required else floor
-    if reference == 0:
-        return 0.0
+    reference = max(abs(a), abs(b))
     return float(min(dps, max(0, -mpmath.log10(difference / reference))))
 
 
@@ -277,18 +266,18 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
                 pairs = _resolved(evaluate, sides, model, substitution, point, dim)
             except UnsupportedExpression as error:
                 return Verdict(UNDECIDED, f"numeric: {error}")
-            for lhs, rhs, scale, at in pairs:
+            for lhs, rhs, _, at in pairs:
                 if not (mpmath.isfinite(lhs) and mpmath.isfinite(rhs)):
                     return Verdict(UNDECIDED, f"a side is not a finite number at "
                                    f"{format_point({**where, **at})}: "
                                    f"{mpmath.nstr(lhs, 10)} and {mpmath.nstr(rhs, 10)}")
                 if relation != "=":
-                    verdict = _inequality_at(lhs, rhs, scale, relation, settings,
+                    verdict = _inequality_at(lhs, rhs, relation, settings,
                                              {**where, **at})
                     if not verdict.passed:
                         return verdict
                     continue
-                digits = matching_digits(lhs, rhs, scale, settings.digits, settings.dps)
+                digits = matching_digits(lhs, rhs, settings.dps)
                 lowest = digits if lowest is None else min(lowest, digits)
                 if digits < DIFFERENT_BELOW:
                     return _numeric_counterexample(lhs, rhs, digits, {**where, **at})
@@ -339,34 +328,67 @@ MAX_EXTRA_DIGITS = 600  # the most the precision is raised to see through cancel
 
 
 def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
-    """The pairs of values, evaluated again with more digits while the terms involved are much
-    larger than the values (terms of size 10^60 that cancel): the working precision's noise
-    must stay below 10^-dps of the values, so that no difference can hide under the terms."""
+    """The pairs of values, evaluated again with more digits while they lie far below the
+    terms involved (terms of size 10^60 that cancel, or 10^-40 z^2 beside terms of size 1):
+    the working precision's noise must stay below 10^-dps of the values, so that no difference
+    can hide under the terms.  A value that shrinks as the digits grow was that noise (a true 0
+    computed from terms that cancel): it is 0.  A value that is 0 at the first precision is
+    evaluated again with twice the digits (and those of its terms' size) before it counts as
+    0: so no value is lost that is more than 10^-(2 dps) of its terms."""
     base, extra = mpmath.mp.dps, 0
     pairs = list(evaluate(sides, model, substitution, point, dim))
-    for _ in range(4):  # the values are noise until the precision reaches them
-        needed = max((int(mpmath.floor(mpmath.log10(scale / max(abs(lhs), abs(rhs), 1))))
-                      for lhs, rhs, scale, _ in pairs if scale > max(abs(lhs), abs(rhs), 1)),
-                     default=0)
+    for _ in range(4):
+        needed = max((_hidden_digits(lhs, rhs, scale, base, extra > 0)
+                      for lhs, rhs, scale, _ in pairs), default=0)
         if needed <= extra:
             return pairs
-        extra = needed + 2
+        added, extra = needed + 2 - extra, needed + 2
         if extra > MAX_EXTRA_DIGITS:
-            raise UnsupportedExpression(f"terms of size 10^{needed} cancel; seeing a difference "
-                                        f"under them needs more than {MAX_EXTRA_DIGITS} extra "
+            raise UnsupportedExpression(f"the values lie 10^{needed} below the terms involved; "
+                                        f"seeing them needs more than {MAX_EXTRA_DIGITS} extra "
                                         "digits")
         with mpmath.workdps(base + extra):
-            pairs = list(evaluate(sides, model, substitution, point, dim))
+            raised = list(evaluate(sides, model, substitution, point, dim))
+        pairs = [(*(_unless_noise(old[k], new[k], added, new[2], base + extra) for k in (0, 1)),
+                  *new[2:]) for old, new in zip(pairs, raised, strict=True)]
     raise UnsupportedExpression("the values did not settle as the precision was raised")
 
 
-def _inequality_at(lhs, rhs, scale, relation: str, settings: NumericSettings,
+def _hidden_digits(lhs: mpmath.mpf, rhs: mpmath.mpf, scale: mpmath.mpf, dps: int,
+                   raised: bool) -> int:
+    """How many more digits it takes to see the values beside terms of size ``scale``: the
+    orders of magnitude between them, and for values that are 0 before any raise ``dps`` more
+    than the terms' own (a 0 computed from terms of 10^60 at 45 digits says nothing)."""
+    values = max(abs(lhs), abs(rhs))
+    if scale == 0 or scale <= values or (values == 0 and raised):
+        return 0
+    if values == 0:
+        return dps + max(0, int(mpmath.ceil(mpmath.log10(scale))))
+    return int(mpmath.floor(mpmath.log10(scale / values)))
+
+
+def _unless_noise(before: mpmath.mpf, after: mpmath.mpf, added: int, scale: mpmath.mpf,
+                  dps: int) -> mpmath.mpf:
+    """``after``, evaluated at ``dps`` digits, ``added`` more than ``before``; 0 if it shrank by
+    half those orders of magnitude or more (a real value stays put as the digits grow), or is
+    within NOISE_DIGITS of the working precision's noise on terms of size ``scale`` (the
+    digits were raised to see values far larger than that)."""
+    ten = mpmath.mpf(10)
+    if abs(after) <= max(abs(before) * ten ** (-added / 2), scale * ten ** (NOISE_DIGITS - dps)):
+        return mpmath.mpf(0)
+    return after
+
+
+NOISE_DIGITS = 10  # how far above 10^-dps of the terms rounding can reach: many terms, powers
+
+
+def _inequality_at(lhs, rhs, relation: str, settings: NumericSettings,
                    where: dict) -> Verdict:
     """lhs relation rhs at one point.  A violation larger than the working precision can
     explain refutes; equality within the required digits satisfies <= but not <; in between
     is undecided."""
     margin = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
-    size = max(unit(scale), abs(lhs), abs(rhs))
+    size = max(abs(lhs), abs(rhs))  # resolved values (see _resolved)
     tolerance = size * mpmath.mpf(10) ** -settings.digits
     if margin > tolerance or (margin >= -tolerance and relation in ("<=", ">=")):
         return Verdict(PASS)

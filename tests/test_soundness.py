@@ -1326,3 +1326,82 @@ def test_monte_carlo_compares_pointwise_sides_relative_to_their_terms():
     assert all(r.status == "fail" for r in check_claim(Eq(side, 5 * tiny), model))
     assert all(r.status == "fail" for r in check_claim(Eq(tiny * z[1] ** 2,
                                                           2 * tiny * z[1] ** 2), model))
+
+
+# ---- found by attacking the checker, round 29 ----------------------------------------------
+
+def test_values_far_below_their_terms_are_resolved_not_floored():
+    """A term that cancels exactly (X0 = (z+1)^2 - z^2 - 2z - 1) made the terms' size 1, and the
+    numeric check then measured 10^-40 z^2 against 2 10^-40 z^2 relative to 1: it passed the
+    false equation, the false inequality, and (the derivative of a constant counting at the
+    constant's size) d/dz (1 + 10^-40 z^2) = 4 10^-40 z.  It now raises the precision to see
+    the values; a value that shrinks as the digits grow is 0."""
+    from sympy import Derivative, Integer, Rational
+
+    from sdpa_proofs import E, get_model, q, sigma_q, z
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    tiny, settings = Rational(1, 10**40), NumericSettings()
+    logits, normal = get_model("gaussian-logits"), get_model("independent-normal")
+    x0 = (z[1] + 1) ** 2 - z[1] ** 2 - 2 * z[1] - 1
+    moment = tiny * E(q[1] ** 2) + E(q[1] ** 2 + 1) - E(q[1] ** 2) - 1
+    big = Integer(10) ** 30
+    cases = [  # (before, after, relation, logits?) false, then true
+        (tiny * z[1] ** 2 + x0, 2 * tiny * z[1] ** 2, "=", True),
+        (2 * tiny * z[1] ** 2 + x0, tiny * z[1] ** 2, "<=", True),
+        (Derivative(1 + tiny * z[1] ** 2, z[1]), 4 * tiny * z[1], "=", True),
+        (moment, 2 * tiny * sigma_q ** 2, "=", False),
+        (E((q[1] + big) ** 2) - big ** 2, 0, "=", False),  # 0 at 45 digits, not at 90
+    ]
+    for before, after, relation, on_logits in cases:
+        model = logits if on_logits else normal
+        assert numeric_check(before, after, model, settings, relation=relation).status == "fail"
+    for before, after, on_logits in [(tiny * z[1] ** 2 + x0, tiny * z[1] ** 2, True),
+                                     (Derivative(1 + tiny * z[1] ** 2, z[1]), 2 * tiny * z[1],
+                                      True),
+                                     (moment, tiny * sigma_q ** 2, False),
+                                     (E((q[1] + big) ** 2) - big ** 2, sigma_q ** 2, False)]:
+        model = logits if on_logits else normal
+        assert numeric_check(before, after, model, settings).status == "pass"
+
+
+def test_monte_carlo_does_not_let_terms_that_cancel_hide_a_difference():
+    """Terms of 10^12 gave a margin of 10^3, and 1 <= 0 held at every sample.  Double precision
+    cannot see through such a cancellation: Monte Carlo says so (not sampled)."""
+    from sympy import Le
+
+    from sdpa_proofs import get_model, z
+    from sdpa_proofs.montecarlo import check_claim
+
+    zero = 10**12 * (z[1] + 1) ** 2 - 10**12 * z[1] ** 2 - 2 * 10**12 * z[1] - 10**12
+    results = check_claim(Le(1 + zero, 0), get_model("gaussian-logits"))
+    assert all(r.status == "n/a" and "double precision" in r.reason for r in results)
+
+
+def test_the_exact_pointwise_search_caps_the_terms_size_at_one():
+    """10^40 max 2e^z - 2 10^40 max e^z is 0; with the threshold 10^-30 of its terms (10^40),
+    M = M + 1 + that passed the exact check (inconclusively)."""
+    from sympy import exp
+
+    from sdpa_proofs import MaxOver, get_model, l, n, z
+    from sdpa_proofs.exactcheck import exact_check
+
+    m = MaxOver(exp(z[l]), (l, 1, n))
+    zero = 10**40 * MaxOver(2 * exp(z[l]), (l, 1, n)) - 2 * 10**40 * m
+    assert exact_check(m, m + 1 + zero, get_model("gaussian-logits")).status == "fail"
+
+
+def test_monte_carlo_samples_a_summand_holding_a_sum_of_numbers():
+    """sum_l z_l (sum_{t=1}^3 t): the inner sum is a number, which crashed the sampler."""
+    from sympy import Eq, Sum, Symbol
+
+    from sdpa_proofs import get_model, l, n, z
+    from sdpa_proofs.montecarlo import check_claim
+
+    t = Symbol("t", integer=True)
+    left = Sum(z[l] * Sum(t, (t, 1, 3)), (l, 1, n))
+    model = get_model("gaussian-logits")
+    assert all(r.status == "pass" for r in check_claim(Eq(left, 6 * Sum(z[l], (l, 1, n))),
+                                                       model))
+    assert all(r.status == "fail" for r in check_claim(Eq(left, 5 * Sum(z[l], (l, 1, n))),
+                                                       model))
