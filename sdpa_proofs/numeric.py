@@ -335,22 +335,27 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
     computed from terms that cancel): it is 0.  A value that is 0 at the first precision is
     evaluated again with twice the digits (and those of its terms' size) before it counts as
     0: so no value is lost that is more than 10^-(2 dps) of its terms."""
-    base, extra = mpmath.mp.dps, 0
+    base = mpmath.mp.dps
     pairs = list(evaluate(sides, model, substitution, point, dim))
+    extras = [0] * len(pairs)  # the digits each pair was last evaluated with beyond base
     for _ in range(4):
-        needed = max((_hidden_digits(lhs, rhs, scale, base, extra > 0)
-                      for lhs, rhs, scale, _ in pairs), default=0)
-        if needed <= extra:
+        needed = [_hidden_digits(lhs, rhs, scale, base, raised > 0)
+                  for (lhs, rhs, scale, _), raised in zip(pairs, extras, strict=True)]
+        pending = [n for n, digits in enumerate(needed) if digits > extras[n]]
+        if not pending:
             return pairs
-        added, extra = needed + 2 - extra, needed + 2
+        extra = max(needed[n] for n in pending) + 2
         if extra > MAX_EXTRA_DIGITS:
-            raise UnsupportedExpression(f"the values lie 10^{needed} below the terms involved; "
-                                        f"seeing them needs more than {MAX_EXTRA_DIGITS} extra "
-                                        "digits")
+            raise UnsupportedExpression(f"the values lie 10^{extra - 2} below the terms "
+                                        f"involved; seeing them needs more than "
+                                        f"{MAX_EXTRA_DIGITS} extra digits")
         with mpmath.workdps(base + extra):
-            raised = list(evaluate(sides, model, substitution, point, dim))
-        pairs = [(*(_unless_noise(old[k], new[k], added, new[2], base + extra) for k in (0, 1)),
-                  *new[2:]) for old, new in zip(pairs, raised, strict=True)]
+            raised = list(evaluate(sides, model, substitution, point, dim, only=set(pending)))
+        for n, new in zip(pending, raised, strict=True):
+            old, added = pairs[n], extra - extras[n]
+            pairs[n] = (*(_unless_noise(old[k], new[k], added, new[2], base + extra)
+                          for k in (0, 1)), *new[2:])
+            extras[n] = extra
     raise UnsupportedExpression("the values did not settle as the precision was raised")
 
 
@@ -408,8 +413,9 @@ def _written_out(expr: Expr, dimension: Symbol, dim: int, indices: tuple) -> Exp
     return concretise(expr, {dimension: sp.Integer(dim)}, dict(indices))
 
 
-def _integrated_pair(sides, model, substitution, point, dim):
-    """Both sides with every E[.] integrated; scale: the size of the terms involved."""
+def _integrated_pair(sides, model, substitution, point, dim, only=None):
+    """Both sides with every E[.] integrated; scale: the size of the terms involved (one
+    pair, which ``only`` = {0} asks for again)."""
     (lhs, lhs_scale), (rhs, rhs_scale) = (_integrated(side, model, substitution)
                                           for side in sides)
     yield lhs, rhs, max(lhs_scale, rhs_scale, abs(lhs), abs(rhs)), {}
@@ -442,11 +448,12 @@ POINTWISE_SCALES = (8, 1 / 8)
 DIFFERENT_BELOW = 10
 
 
-def _pointwise_pairs(sides, model, substitution, point, dim):
+def _pointwise_pairs(sides, model, substitution, point, dim, only=None):
     """Both sides at coordinates the model can produce (supports): seeded draws, draws scaled
     up and down as far as the support allows (for a softmax: near one-hot and near uniform), a
     tie, and for bounded latents the corners of the support, exactly; derivatives by mpmath's
-    numerical differentiation, not SymPy's; agreement relative to 1 + the size of the values."""
+    numerical differentiation, not SymPy's; scale: the size of the terms involved.  With
+    ``only``, the pairs at those positions of the list of points."""
     rng = np.random.default_rng(2026)
     coordinates = sorted(random_coordinates(sides[0]) | random_coordinates(sides[1]),
                          key=sp.default_sort_key)
@@ -456,7 +463,7 @@ def _pointwise_pairs(sides, model, substitution, point, dim):
     if bounded_latents(model, point):
         points += [{c: mpmath.mpf(sp.N(v, mpmath.mp.dps)) for c, v in exact.items()}
                    for exact in exact_points(model, coordinates, dim, point)]
-    for values in points:
+    for values in (v for n, v in enumerate(points) if only is None or n in only):
         lhs, rhs = (pointwise_value(side, values) for side in sides)
         scale = max(abs(lhs), abs(rhs), *(pointwise_size(side, values) for side in sides))
         yield lhs, rhs, scale, {str(c): mpmath.nstr(v, 12) for c, v in values.items()}
