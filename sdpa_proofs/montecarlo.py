@@ -86,10 +86,7 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
             values = vector_values(expr.function, arrays, dim, bound)
         if isinstance(expr, MaxOver):
             return values if np.ndim(values) == 0 else values.max(axis=-1)
-        if np.ndim(values) == 0 or np.shape(values)[-1] == 1:
-            # a summand free of the index (a number, or q_1 in sum_i q_1): dim equal terms
-            return values * dim if np.ndim(values) == 0 else values[..., 0] * dim
-        return values.sum(axis=-1)
+        return _summed(values, dim)
     if isinstance(expr, (sp.Add, sp.Mul)):
         parts = [vector_values(a, arrays, dim, index) for a in expr.args]
         result = parts[0]
@@ -103,6 +100,14 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     if expr.is_number:
         return float(expr)
     raise UnsupportedForSampling(f"cannot sample {expr}")
+
+
+def _summed(values, dim: int):
+    """A summand's samples along the index axis added up; a summand free of the index (a
+    number, or q_1 in sum_i q_1, of shape (rows, 1)) is dim equal terms."""
+    if np.ndim(values) == 0:
+        return values * dim
+    return values[..., 0] * dim if np.shape(values)[-1] == 1 else values.sum(axis=-1)
 
 
 def _over_range(expr: Sum | MaxOver, bound, lower: int, upper: int) -> float:
@@ -475,8 +480,5 @@ def vector_sizes(expr: Expr, arrays: dict, dim: int, index=None):
         return total
     if isinstance(expr, Sum) and index is None and len(expr.limits) == 1 \
             and random_coordinates(expr.function) and expr.limits[0][1:] == (1, dim):
-        sizes = vector_sizes(expr.function, arrays, dim, expr.limits[0][0])
-        if np.ndim(sizes) == 0 or np.shape(sizes)[-1] == 1:
-            return sizes * dim if np.ndim(sizes) == 0 else sizes[..., 0] * dim
-        return sizes.sum(axis=-1)
+        return _summed(vector_sizes(expr.function, arrays, dim, expr.limits[0][0]), dim)
     return np.abs(vector_values(expr, arrays, dim, index))
