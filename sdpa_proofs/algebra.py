@@ -226,20 +226,48 @@ def differs_somewhere(expr: Expr, probes: int) -> bool:
 def term_size_at(expr: Expr, point: dict) -> mpmath.mpf | None:
     """``term_size`` of expr at a point, to 50 digits; None where a term is no real number."""
     try:
-        return term_size(expr, lambda leaf: abs(mpmath.mpf(sp.N(leaf.xreplace(point), 50))))
+        return term_size(expr, lambda node: mpmath.mpf(sp.N(node.xreplace(point), 50)))
     except (TypeError, ValueError):
         return None
 
 
-def term_size(expr: Expr, leaf_size) -> mpmath.mpf:
-    """The size of the terms an expression is made of: |a| + |b| for a + b, |a| |b| for a b,
-    and ``leaf_size`` of anything else.  Two values are compared relative to it where they
-    nearly cancel, never to a fixed 1: 10^-40 z^2 and 2 10^-40 z^2 differ in every digit, and
-    so do 10^-40 E[q_1^2] and 2 10^-40 E[q_1^2]."""
+def term_size(expr: Expr, value_of, special=None) -> mpmath.mpf:
+    """What evaluating ``expr`` at p digits can be off by, in units of 10^-p (forward error
+    analysis): |a| + |b| for a + b, the sizes' product for a b, for a function f(u, ...) |f|
+    plus |df/du| times the size of u, for each argument that is not an exact rational (a
+    rounded u moves f by f'(u) times its error: exp(z + 10^50) is off by about
+    e^(z + 10^50) 10^50 10^-p), and |value| for anything else.  ``value_of`` gives a node's
+    value; ``special`` may give a node's size itself (a moment's, from its quadrature), or
+    None.  Two values are compared relative to it where they nearly cancel, never to a fixed
+    1: 10^-40 z^2 and 2 10^-40 z^2 differ in every digit."""
+    known = special(expr) if special else None
+    if known is not None:
+        return known
     if isinstance(expr, (Add, Mul)):
-        sizes = [term_size(a, leaf_size) for a in expr.args]
+        sizes = [term_size(a, value_of, special) for a in expr.args]
         return mpmath.fsum(sizes) if isinstance(expr, Add) else mpmath.fprod(sizes)
-    return leaf_size(expr)
+    size = abs(value_of(expr))
+    if isinstance(expr, (sp.Pow, sp.Function)):
+        for n, argument in enumerate(expr.args):
+            if argument.is_Rational or argument.is_integer:  # exact, or an index: not rounded
+                continue
+            slope = partial_derivative(expr, n)
+            if slope is None:
+                raise ValueError(f"{expr} has no derivative in {argument} to weigh its "
+                                 "rounding with")
+            size += abs(value_of(slope)) * term_size(argument, value_of, special)
+    return size
+
+
+@lru_cache(maxsize=4096)
+def partial_derivative(expr: Expr, n: int) -> Expr | None:
+    """df/du_n for expr = f(u_1, ..., u_k), as an expression in the u's; None where SymPy
+    cannot take it."""
+    stand_in = sp.Dummy()
+    arguments = list(expr.args)
+    argument, arguments[n] = arguments[n], stand_in
+    slope = sp.diff(expr.func(*arguments), stand_in)
+    return None if slope.has(sp.Derivative, sp.Subs) else slope.xreplace({stand_in: argument})
 
 
 def random_value(symbol: Symbol, rng: random.Random):

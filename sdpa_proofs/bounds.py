@@ -133,7 +133,7 @@ def _monotone_children(expr: Expr, ranges: Ranges):
             if direction is not None:
                 found.append((n, factor, direction, ranges, anywhere))
         return found
-    if isinstance(expr, Pow) and expr.exp.is_number and expr.exp.is_real and expr.exp > 0:
+    if isinstance(expr, Pow) and expr.exp.is_number and expr.exp.is_positive:
         if expr.exp.is_Integer and expr.exp % 2 == 1:
             return [(0, expr.base, 1, ranges, anywhere)]
         if is_nonnegative(expr.base, ranges):  # x^a grows with x on x >= 0, so stay there

@@ -205,9 +205,11 @@ def _pow(expr: Pow, ranges: Ranges) -> Interval:
             else S.Infinity
     if exponent.is_Integer and exponent > 0:  # odd: increasing on the whole line
         return lo ** exponent, hi ** exponent
-    if exponent > 0 and known_le(S.Zero, lo):
+    # is_positive, not "> 0": an exponent SymPy cannot sign (cos(pi/7) - cos(2pi/7) +
+    # cos(3pi/7) - 1/2, which is 0) gives None, and no bound
+    if exponent.is_positive and known_le(S.Zero, lo):
         return lo ** exponent, hi ** exponent
-    if exponent < 0 and known_le(S.Zero, lo):
+    if exponent.is_negative and known_le(S.Zero, lo):
         return (hi ** exponent if hi is not S.Infinity else S.Zero,
                 lo ** exponent if lo != 0 else S.Infinity)
     if exponent.is_Integer and (_known_lt(S.Zero, lo) or _known_lt(hi, S.Zero)):

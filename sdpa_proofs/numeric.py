@@ -74,8 +74,11 @@ class _Evaluation:
             self.scale = max(outer, self.scale)
         stand_ins = {atom: sp.Float(value, self.dps) for atom, value in atoms.items()}
         value = self._number(expr.xreplace(stand_ins), expr)
-        return value, term_size(expr, lambda leaf: sizes[leaf] if leaf in sizes else abs(
-            self._number(leaf.xreplace(stand_ins), leaf)))
+        try:
+            return value, term_size(expr, lambda node: self._number(node.xreplace(stand_ins),
+                                                                    node), sizes.get)
+        except ValueError as error:
+            raise UnsupportedExpression(str(error)) from error
 
     def _number(self, concrete: Expr, expr: Expr) -> mpmath.mpf:
         result = sp.N(concrete, self.dps)
@@ -140,7 +143,7 @@ class _Evaluation:
                     f, variables, dict.fromkeys(variables, degree), self.point, self.dps)
             except ValueError as error:  # the model has no rule for this integrand
                 raise UnsupportedExpression(f"E[{x}]: {error}") from error
-            if previous is not None and abs(value - previous) <= wanted * max(magnitude, 1):
+            if previous is not None and abs(value - previous) <= wanted * magnitude:
                 return value, magnitude
             previous = value
         raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
@@ -331,10 +334,11 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
     """The pairs of values, evaluated again with more digits while they lie far below the
     terms involved (terms of size 10^60 that cancel, or 10^-40 z^2 beside terms of size 1):
     the working precision's noise must stay below 10^-dps of the values, so that no difference
-    can hide under the terms.  A value that shrinks as the digits grow was that noise (a true 0
-    computed from terms that cancel): it is 0.  A value that is 0 at the first precision is
+    can hide under the terms.  A value still within reach of the raised precision's noise was
+    that noise (a true 0 computed from terms that cancel): it is 0.  A value that is 0 at the
+    first precision is
     evaluated again with twice the digits (and those of its terms' size) before it counts as
-    0: so no value is lost that is more than 10^-(2 dps) of its terms."""
+    0: so no value is lost that is more than 10^-(2 dps - NOISE_DIGITS) of its terms."""
     base = mpmath.mp.dps
     pairs = list(evaluate(sides, model, substitution, point, dim))
     extras = [0] * len(pairs)  # the digits each pair was last evaluated with beyond base
@@ -352,9 +356,7 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
         with mpmath.workdps(base + extra):
             raised = list(evaluate(sides, model, substitution, point, dim, only=set(pending)))
         for n, new in zip(pending, raised, strict=True):
-            old, added = pairs[n], extra - extras[n]
-            pairs[n] = (*(_unless_noise(old[k], new[k], added, new[2], base + extra)
-                          for k in (0, 1)), *new[2:])
+            pairs[n] = (*(_unless_noise(new[k], new[2], base + extra) for k in (0, 1)), *new[2:])
             extras[n] = extra
     raise UnsupportedExpression("the values did not settle as the precision was raised")
 
@@ -372,16 +374,12 @@ def _hidden_digits(lhs: mpmath.mpf, rhs: mpmath.mpf, scale: mpmath.mpf, dps: int
     return int(mpmath.floor(mpmath.log10(scale / values)))
 
 
-def _unless_noise(before: mpmath.mpf, after: mpmath.mpf, added: int, scale: mpmath.mpf,
-                  dps: int) -> mpmath.mpf:
-    """``after``, evaluated at ``dps`` digits, ``added`` more than ``before``; 0 if it shrank by
-    half those orders of magnitude or more (a real value stays put as the digits grow), or is
-    within NOISE_DIGITS of the working precision's noise on terms of size ``scale`` (the
-    digits were raised to see values far larger than that)."""
-    ten = mpmath.mpf(10)
-    if abs(after) <= max(abs(before) * ten ** (-added / 2), scale * ten ** (NOISE_DIGITS - dps)):
-        return mpmath.mpf(0)
-    return after
+def _unless_noise(value: mpmath.mpf, scale: mpmath.mpf, dps: int) -> mpmath.mpf:
+    """``value``, evaluated at ``dps`` digits from terms of size ``scale``; 0 if it lies within
+    NOISE_DIGITS of that precision's rounding noise (the digits were raised to see values far
+    larger than that, so a value still down there is the noise of a true 0)."""
+    return mpmath.mpf(0) if abs(value) <= scale * mpmath.mpf(10) ** (NOISE_DIGITS - dps) \
+        else value
 
 
 NOISE_DIGITS = 10  # how far above 10^-dps of the terms rounding can reach: many terms, powers
@@ -494,11 +492,38 @@ def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
 def pointwise_size(expr: Expr, values: dict) -> mpmath.mpf:
     """``term_size`` at the coordinates ``values``; a derivative counts with its function's
     size (which is what numerical differentiation's error scales with)."""
-    def leaf(node: Expr) -> mpmath.mpf:
-        if isinstance(node, Derivative):
-            return pointwise_size(node.expr, values)
-        return abs(pointwise_value(node, values))
-    return term_size(expr, leaf)
+    known: dict = dict(values)  # e^u is its own derivative, and terms recur: each once
+
+    def value_of(node: Expr):
+        """A size needs an order of magnitude, not SymPy's adaptive digits: sums, products,
+        powers and the usual functions in mpmath from their arguments' values, the rest
+        (derivatives, say) as the check evaluates them."""
+        if node not in known:
+            if node.is_Rational:
+                known[node] = mpmath.mpf(int(node.p)) / int(node.q)
+            elif isinstance(node, (sp.Add, sp.Mul, sp.Pow)) or type(node) in _IN_MPMATH:
+                arguments = [value_of(a) for a in node.args]
+                try:
+                    known[node] = _IN_MPMATH.get(type(node), _COMBINE.get(type(node)))(
+                        *arguments)
+                except (TypeError, ValueError):  # a complex part: the check's own evaluation
+                    known[node] = pointwise_value(node, values)  # says it is not real
+            else:
+                known[node] = pointwise_value(node, values)
+        return known[node]
+
+    def derivative_size(node: Expr) -> mpmath.mpf | None:
+        return pointwise_size(node.expr, values) if isinstance(node, Derivative) else None
+    try:
+        return term_size(expr, value_of, derivative_size)
+    except ValueError as error:
+        raise UnsupportedExpression(str(error)) from error
+
+
+_COMBINE = {sp.Add: lambda *a: mpmath.fsum(a), sp.Mul: lambda *a: mpmath.fprod(a),
+            sp.Pow: lambda base, exponent: base ** exponent}
+_IN_MPMATH = {sp.exp: mpmath.exp, sp.log: mpmath.log, sp.sin: mpmath.sin, sp.cos: mpmath.cos,
+              sp.tanh: mpmath.tanh, sp.Abs: abs, sp.Max: max, sp.Min: min}
 
 
 def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:

@@ -264,10 +264,27 @@ def unseal_rule(data: dict) -> Rule:
 
 # ---- derivations -------------------------------------------------------------------------
 
+_SEALING: list = []  # the derivations being sealed, citer before cited
+
+
 def seal(derivation: Derivation) -> dict:
-    """A derivation as JSON-ready data; bad input (BadInput) names what could not be sealed."""
+    """A derivation as JSON-ready data; bad input (BadInput) names what could not be sealed,
+    a cycle of citations among them."""
     if not isinstance(derivation, Derivation):
         raise BadInput(f"{derivation!r} is not a Derivation")
+    for n, citer in enumerate(_SEALING):
+        if citer is derivation:
+            cycle = " cites ".join(d.name for d in [*_SEALING[n:], derivation])
+            raise BadInput(f"{derivation.file}:{derivation.line}: a cycle of citations: "
+                           f"{cycle}; a derivation cannot rest on itself")
+    _SEALING.append(derivation)
+    try:
+        return _sealed(derivation)
+    finally:
+        _SEALING.pop()
+
+
+def _sealed(derivation: Derivation) -> dict:
     where = f"{derivation.file}:{derivation.line}"
     try:
         head = {

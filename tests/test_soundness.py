@@ -1405,3 +1405,85 @@ def test_monte_carlo_samples_a_summand_holding_a_sum_of_numbers():
                                                        model))
     assert all(r.status == "fail" for r in check_claim(Eq(left, 5 * Sum(z[l], (l, 1, n))),
                                                        model))
+
+
+# ---- found by attacking the checker, rounds 30 and 31 --------------------------------------
+
+@pytest.mark.parametrize("before, after", [
+    ("exp(z[1] + 10**50) / exp(10**50)", "1"),              # 10^50 + z rounds to 10^50
+    ("sin(10**60*z[1] + 1)", "sin(10**60*z[1])"),
+    ("(1 + z[1]/10**50)**(10**60)", "(1 + 2*z[1]/10**50)**(10**60)"),  # e^(10^10 z), e^(2 10^10 z)
+    ("sin(2**148 + z[1] + Rational(1, 3)) - sin(2**148 + z[1])*cos(Rational(1, 3))"
+     " - cos(2**148 + z[1])*sin(Rational(1, 3)) - Rational(1, 10**7)", "0"),
+])
+def test_a_function_of_a_rounded_argument_counts_the_rounding(before, after):
+    """A function's size was its value's: the 10^50 in exp(z + 10^50) rounded z away at 45
+    digits, the values looked resolved, and every one of these false steps passed with 45
+    digits.  A function now counts |f'(u)| times its argument's size."""
+    from sympy import Rational, cos, exp, sin, sympify  # noqa: F401 - used by the strings
+
+    from sdpa_proofs import get_model, z
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    names = {"exp": exp, "sin": sin, "cos": cos, "Rational": Rational, "z": z}
+    before, after = (sympify(eval(x, names)) for x in (before, after))  # noqa: S307
+    verdict = numeric_check(before, after, get_model("gaussian-logits"), NumericSettings())
+    assert verdict.status == "fail"
+
+
+def test_the_rounded_argument_does_not_fail_a_true_step():
+    from sympy import exp
+
+    from sdpa_proofs import get_model, z
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    verdict = numeric_check(exp(z[1] + 10**50) / exp(10**50), exp(z[1]),
+                            get_model("gaussian-logits"), NumericSettings())
+    assert verdict.status == "pass"
+
+
+def test_quadrature_converges_relative_to_the_integrand_not_to_one():
+    """E[e^(7 q_1 / sigma_q) / 10^47]: 16 and 32 Gauss points 'agreed' within 10^-40 of 1 while
+    the 16-point value was 36% off; X = 0 then passed for X = 10^-9 of the value."""
+    from sympy import Rational, exp
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    value = exp(Rational(49, 2)) / 10**47  # E[e^(7 q/sigma)] = e^(49/2)
+    off = E(exp(7 * q[1] / sigma_q) / 10**47) - value * (1 + Rational(1, 10**9))
+    verdict = numeric_check(off, 0, get_model("independent-normal"), NumericSettings())
+    assert verdict.status != "pass"
+
+
+@pytest.mark.parametrize("claim, rule", [
+    ("Ge((z[1]**2 + 1)**e, 0, evaluate=False)", "range"),
+    ("Eq(MaxOver(exp(z[l]), (l, 1, n))**e, MaxOver(exp(z[l])**e, (l, 1, n)))", "max_monotone"),
+])
+def test_an_exponent_sympy_cannot_sign_is_no_crash(claim, rule, tmp_path, capsys):
+    """cos(pi/7) - cos(2 pi/7) + cos(3 pi/7) - 1/2 is 0, which SymPy cannot decide: "e > 0" was
+    an undecided relation, and Python's if raised on it (internal error)."""
+    after = "0" if rule == "range" else "MaxOver(exp(z[l])**e, (l, 1, n))"
+    relation = ', rel=">="' if rule == "range" else ""
+    write(tmp_path, "unsigned.py", HEADER + f'''
+e = cos(pi/7) - cos(2*pi/7) + cos(3*pi/7) - Rational(1, 2)
+unsigned = Derivation(claim={claim}, models=["gaussian-logits"],
+                      steps=[Step({after}, "{rule}"{relation})])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and "internal error" not in output
+    assert statuses(data)["unsigned"] != "verified"
+
+
+def test_a_cycle_of_citations_is_bad_input(tmp_path, capsys):
+    write(tmp_path, "cycle.py", HEADER + '''
+top = MaxOver(z[l], (l, 1, n))
+a = Derivation(claim=Le(z[1], top), models=["gaussian-logits"],
+               steps=[Step(top, "at_most_max", rel="<=")])
+b = Derivation(claim=Le(z[1], top), models=["gaussian-logits"],
+               steps=[Step(top, cite(a), rel="<=")])
+a.steps[0] = Step(top, cite(b), rel="<=")
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "a cycle of citations" in output and "cycle.py" in output
+    assert "RecursionError" not in output
