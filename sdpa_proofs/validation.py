@@ -15,7 +15,7 @@ from sympy import Expr, Indexed, IndexedBase, Symbol
 from . import expressions
 from . import models as _models
 from . import symbols as _symbols
-from .derivation import Derivation
+from .derivation import Derivation, justifications
 from .errors import BadInput
 from .expressions import (
     BINDERS,
@@ -28,6 +28,7 @@ from .expressions import (
     unfold,
 )
 from .models import GaussianMatrixModel, LatentLinearModel, Model
+from .rules import Lemma
 from .text import show
 
 #: every name the toolkit gives a meaning: a symbol printed like one of these must be it
@@ -77,6 +78,12 @@ def _places(derivation: Derivation) -> list[tuple[str, Expr]]:
     places += [(f"{at}: distinct", x) for pair in derivation.distinct for x in pair]
     places += [(f"{step.file}:{step.line}: step {n}", step.expr)
                for n, step in enumerate(derivation.steps, 1)]
+    # a lemma's equation is established by the exact engine and then rewrites steps: it is
+    # held to what a step is
+    places += [(f"{step.file}:{step.line}: step {n}: lemma", side)
+               for n, step in enumerate(derivation.steps, 1)
+               for rule in justifications(step.by) if isinstance(rule, Lemma)
+               for side in (rule.equation.lhs, rule.equation.rhs)]
     return places
 
 

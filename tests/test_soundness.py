@@ -1487,3 +1487,16 @@ a.steps[0] = Step(top, cite(b), rel="<=")
     code, output, data = verify(tmp_path, capsys=capsys)
     assert code == 2 and "a cycle of citations" in output and "cycle.py" in output
     assert "RecursionError" not in output
+
+
+def test_a_lemma_is_held_to_what_a_step_is(tmp_path, capsys):
+    """A lemma's equation rewrites steps once the exact engine has established it, but nothing
+    validated it: a function nothing defines could stand in it."""
+    write(tmp_path, "lemma_undefined.py", HEADER + '''
+f = Function("f")
+lemma_undefined = Derivation(
+    claim=Eq(E(q[1]**2), sigma_q**2), models=["independent-normal"],
+    steps=[Step(sigma_q**2, lemma(Eq(E(q[1]**2) + f(sigma_q), sigma_q**2 + f(sigma_q))))])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "step 1: lemma" in output and "nothing defines" in output
