@@ -15,6 +15,7 @@ import mpmath
 import sympy as sp
 from sympy import Add, Expr, Mul, Sum, Symbol
 
+from .errors import UnsupportedExpression
 from .expressions import (
     MOMENT_FUNCTIONS,
     SD,
@@ -231,43 +232,83 @@ def term_size_at(expr: Expr, point: dict) -> mpmath.mpf | None:
         return None
 
 
-def term_size(expr: Expr, value_of, special=None) -> mpmath.mpf:
-    """What evaluating ``expr`` at p digits can be off by, in units of 10^-p (forward error
-    analysis): |a| + |b| for a + b, the sizes' product for a b, for a function f(u, ...) |f|
-    plus |df/du| times the size of u, for each argument that is not an exact rational (a
-    rounded u moves f by f'(u) times its error: exp(z + 10^50) is off by about
-    e^(z + 10^50) 10^50 10^-p), and |value| for anything else.  ``value_of`` gives a node's
-    value; ``special`` may give a node's size itself (a moment's, from its quadrature), or
-    None.  Two values are compared relative to it where they nearly cancel, never to a fixed
-    1: 10^-40 z^2 and 2 10^-40 z^2 differ in every digit."""
+def term_size(expr: Expr, value_of, special=None, apply=None) -> mpmath.mpf:
+    """What evaluating ``expr`` at the working precision p can be off by, in units of 10^-p
+    (forward error analysis): |a| + |b| for a + b, the sizes' product for a b, for a function
+    f(u, ...) |f| plus, for each argument not an exact rational or an index, how far f moves
+    when u moves by its own error (exp(z + 10^50) loses z at 45 digits; u^2 at a u that
+    rounds to 0 is off by u's error squared; sqrt at 0 by its root), and |value| for anything
+    else.  ``value_of`` gives a node's value; ``special`` may give a node's size itself (a
+    moment's, from its quadrature), or None; ``apply(expr, values)`` may give expr's function
+    at other argument values faster than SymPy (None: it cannot).  Two values are compared
+    relative to it where they nearly cancel, never to a fixed 1: 10^-40 z^2 and 2 10^-40 z^2
+    differ in every digit."""
     known = special(expr) if special else None
     if known is not None:
         return known
     if isinstance(expr, (Add, Mul)):
-        sizes = [term_size(a, value_of, special) for a in expr.args]
+        sizes = [term_size(a, value_of, special, apply) for a in expr.args]
         return mpmath.fsum(sizes) if isinstance(expr, Add) else mpmath.fprod(sizes)
-    size = abs(value_of(expr))
+    value = value_of(expr)
+    size = abs(value)
     if isinstance(expr, (sp.Pow, sp.Function)):
+        unit = mpmath.mpf(10) ** -mpmath.mp.dps
+        at = [value_of(a) for a in expr.args]
         for n, argument in enumerate(expr.args):
             if argument.is_Rational or argument.is_integer:  # exact, or an index: not rounded
                 continue
-            slope = partial_derivative(expr, n)
-            if slope is None:
-                raise ValueError(f"{expr} has no derivative in {argument} to weigh its "
-                                 "rounding with")
-            size += abs(value_of(slope)) * term_size(argument, value_of, special)
+            error = term_size(argument, value_of, special, apply) * unit
+            if not error:
+                continue
+            slope = _slope(expr, n, value_of)
+            # first order where the slope is finite and not 0; else how far f really moves
+            # (u^2 at a u that rounded to 0 moves by u's error squared, sqrt at 0 by its root)
+            size += slope * error / unit if slope else \
+                _moved(expr, n, at, error, value, value_of, apply) / unit
     return size
+
+
+def _slope(expr: Expr, n: int, value_of) -> mpmath.mpf | None:
+    """|df/du_n| at the point, or None where SymPy cannot take it or it is not finite."""
+    derivative = partial_derivative(expr, n)
+    if derivative is None:
+        return None
+    try:
+        slope = abs(value_of(derivative))
+    except (ArithmeticError, TypeError, ValueError, UnsupportedExpression):
+        return None
+    return slope if mpmath.isfinite(slope) else None
 
 
 @lru_cache(maxsize=4096)
 def partial_derivative(expr: Expr, n: int) -> Expr | None:
     """df/du_n for expr = f(u_1, ..., u_k), as an expression in the u's; None where SymPy
     cannot take it."""
-    stand_in = sp.Dummy()
+    stand_in = sp.Dummy(real=True)  # a complex one makes d|u|/du hold d(re u)/du
     arguments = list(expr.args)
     argument, arguments[n] = arguments[n], stand_in
     slope = sp.diff(expr.func(*arguments), stand_in)
     return None if slope.has(sp.Derivative, sp.Subs) else slope.xreplace({stand_in: argument})
+
+
+def _moved(expr: Expr, n: int, at: list, error, value, value_of, apply) -> mpmath.mpf:
+    """How far expr moves when its argument n (its arguments' values ``at``) moves by ``error``
+    either way (a way in which it is no real number does not count; if neither is, nothing is
+    known)."""
+    moves = []
+    for shifted in (at[n] + error, at[n] - error):
+        values = [*at[:n], shifted, *at[n + 1:]]
+        try:
+            moved = apply(expr, values) if apply else None
+            if moved is None:
+                moved = value_of(expr.func(*(sp.Float(v, mpmath.mp.dps + 10) for v in values)))
+        except (ArithmeticError, TypeError, ValueError, UnsupportedExpression):
+            continue
+        if not isinstance(moved, mpmath.mpc):
+            moves.append(abs(moved - value))
+    if not moves:
+        raise ValueError(f"{expr} is no real number near its value, to weigh its rounding")
+    return max(moves)
 
 
 def random_value(symbol: Symbol, rng: random.Random):

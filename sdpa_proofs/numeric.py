@@ -4,6 +4,7 @@ model (identities in the coordinates), to high precision with mpmath."""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -93,11 +94,27 @@ class _Evaluation:
         """E, Var, sd and Cov from their definitions, each E by integration."""
         if isinstance(atom, E):
             return self.expectation(atom.args[0])
+        outer = self.scale
         centred = [x - sp.Float(self.expectation(x), self.dps) for x in atom.args]
+        # a mean off by delta moves E[(X - m)^2] by delta^2 alone: the terms that count are
+        # those of the centred integrand, not the mean's (log(1 + 10^-50 q^2) holds a 1)
+        self.scale = outer
         if isinstance(atom, Cov):
             return self.expectation(centred[0] * centred[1])
         variance = self.expectation(centred[0] ** 2)
-        return variance if isinstance(atom, Var) else mpmath.sqrt(variance)
+        if isinstance(atom, Var):
+            return variance
+        # the root of a variance: its error is dV / (2 sd), not a share of sd's own size; a
+        # variance within reach of the noise counts as 0, its root then being off by up to
+        # the noise's root, sqrt(size 10^-dps): that is its size in units of 10^-dps, so that
+        # a side beside a nonzero one is evaluated again with the digits to see sd squared
+        noise = self.scale * mpmath.mpf(10) ** (NOISE_DIGITS - self.dps)
+        if variance <= noise:
+            self.scale = mpmath.sqrt(noise) * mpmath.mpf(10) ** self.dps
+            return mpmath.mpf(0)
+        root = mpmath.sqrt(variance)
+        self.scale = root + self.scale / (2 * root)
+        return root
 
     def expectation(self, x: Expr) -> mpmath.mpf:
         """E[x] by quadrature against the model's density, exact for polynomials."""
@@ -121,18 +138,22 @@ class _Evaluation:
             x = terms[0]
         degrees = {v: _degree(x, v) for v in variables}
         polynomial = all(deg is not None for deg in degrees.values())
-        f = _compiled(x, variables)
+        f, monomial = _compiled(x, variables)
+        # E|x| measures the rounding of a monomial; anything else may round inside itself
+        # (sin(q + 10^50), log(1 + q^2 10^-50), (s + c)^10 - c^10 written as it stands)
+        inside = 0 if monomial else _probed_size(x, variables)
         if not polynomial:
-            value, magnitude = self._converged(f, x, variables)
+            value, magnitude = self._converged(f, x, variables, inside)
         else:
             value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
-        self.scale = max(self.scale, magnitude)
+        self.scale = max(self.scale, magnitude, inside)
         return value
 
-    def _converged(self, f, x: Expr, variables: list) -> tuple:
+    def _converged(self, f, x: Expr, variables: list, inside: mpmath.mpf) -> tuple:
         """E[f] for f not a polynomial (e^z, z e^z, ...): the model's Gauss rules with twice
-        the points each time until two results agree to all but the guard digits; no
-        agreement within the grid limit is no value (the check is then undecided)."""
+        the points each time until two results agree to all but the guard digits of E|f|,
+        or of the terms f is made of (``inside``) where rounding within f reaches further;
+        no agreement within the grid limit is no value (the check is then undecided)."""
         wanted = mpmath.mpf(10) ** -(self.dps - CONVERGED_GUARD)
         previous = None
         for degree in CONVERGENCE_DEGREES:
@@ -143,7 +164,8 @@ class _Evaluation:
                     f, variables, dict.fromkeys(variables, degree), self.point, self.dps)
             except ValueError as error:  # the model has no rule for this integrand
                 raise UnsupportedExpression(f"E[{x}]: {error}") from error
-            if previous is not None and abs(value - previous) <= wanted * magnitude:
+            if previous is not None \
+                    and abs(value - previous) <= wanted * max(magnitude, inside):
                 return value, magnitude
             previous = value
         raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
@@ -188,10 +210,21 @@ def _limits_as_expectations(expr: Expr, model: Model, settings: NumericSettings)
     return expr
 
 
-def _compiled(x: Expr, variables: list) -> object:
-    """x as a function of ``variables`` for mpmath: a monomial c * prod v^p (what most
-    integrands are once split into terms) directly, anything else through lambdify, whose
-    code generation costs milliseconds per call."""
+def _probed_size(x: Expr, variables: list) -> mpmath.mpf:
+    """The size of the terms x is made of (``pointwise_size``), the largest at PROBES seeded
+    points with coordinates of order 1: what rounding inside x at the nodes scales with."""
+    rng = random.Random(len(variables))
+    return max(pointwise_size(x, {v: mpmath.mpf(rng.uniform(-1.5, 1.5)) for v in variables})
+               for _ in range(PROBES))
+
+
+PROBES = 3
+
+
+def _compiled(x: Expr, variables: list) -> tuple:
+    """x as a function of ``variables`` for mpmath, and whether it is a monomial c * prod v^p
+    (what most integrands are once split into terms), evaluated directly; anything else goes
+    through lambdify, whose code generation costs milliseconds per call."""
     constant, powers = sp.S.One, {}
     for factor in sp.Mul.make_args(x):
         base, exponent = factor.as_base_exp()
@@ -200,7 +233,7 @@ def _compiled(x: Expr, variables: list) -> object:
         elif factor.is_Rational:
             constant *= factor
         else:
-            return sp.lambdify(variables, x, modules="mpmath")
+            return sp.lambdify(variables, x, modules="mpmath"), False
     c = mpmath.mpf(int(constant.p)) / int(constant.q)
     positions = [(variables.index(v), p) for v, p in powers.items()]
 
@@ -209,7 +242,7 @@ def _compiled(x: Expr, variables: list) -> object:
         for position, power in positions:
             result *= values[position] ** power
         return result
-    return monomial
+    return monomial, True
 
 
 def _moment_atoms(expr: Expr) -> list[Expr]:
@@ -343,8 +376,9 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
     pairs = list(evaluate(sides, model, substitution, point, dim))
     extras = [0] * len(pairs)  # the digits each pair was last evaluated with beyond base
     for _ in range(4):
-        needed = [_hidden_digits(lhs, rhs, scale, base, raised > 0)
-                  for (lhs, rhs, scale, _), raised in zip(pairs, extras, strict=True)]
+        needed = [max(_hidden_digits(value, size, base, raised > 0)
+                      for value, size in zip(pair[:2], pair[2], strict=True))
+                  for pair, raised in zip(pairs, extras, strict=True)]
         pending = [n for n, digits in enumerate(needed) if digits > extras[n]]
         if not pending:
             return pairs
@@ -356,22 +390,23 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
         with mpmath.workdps(base + extra):
             raised = list(evaluate(sides, model, substitution, point, dim, only=set(pending)))
         for n, new in zip(pending, raised, strict=True):
-            pairs[n] = (*(_unless_noise(new[k], new[2], base + extra) for k in (0, 1)), *new[2:])
+            pairs[n] = (*(_unless_noise(new[k], new[2][k], base + extra) for k in (0, 1)),
+                        *new[2:])
             extras[n] = extra
     raise UnsupportedExpression("the values did not settle as the precision was raised")
 
 
-def _hidden_digits(lhs: mpmath.mpf, rhs: mpmath.mpf, scale: mpmath.mpf, dps: int,
-                   raised: bool) -> int:
-    """How many more digits it takes to see the values beside terms of size ``scale``: the
-    orders of magnitude between them, and for values that are 0 before any raise ``dps`` more
-    than the terms' own (a 0 computed from terms of 10^60 at 45 digits says nothing)."""
-    values = max(abs(lhs), abs(rhs))
-    if scale == 0 or scale <= values or (values == 0 and raised):
+def _hidden_digits(value: mpmath.mpf, size: mpmath.mpf, dps: int, raised: bool) -> int:
+    """How many more digits it takes to see a side's value beside the terms it came from, of
+    size ``size``: the orders of magnitude between them, and for a value that is 0 before any
+    raise ``dps`` more than the terms' own (a 0 computed from terms of 10^60 at 45 digits says
+    nothing)."""
+    value = abs(value)
+    if size == 0 or size <= value or (value == 0 and raised):
         return 0
-    if values == 0:
-        return dps + max(0, int(mpmath.ceil(mpmath.log10(scale))))
-    return int(mpmath.floor(mpmath.log10(scale / values)))
+    if value == 0:
+        return dps + max(0, int(mpmath.ceil(mpmath.log10(size))))
+    return int(mpmath.floor(mpmath.log10(size / value)))
 
 
 def _unless_noise(value: mpmath.mpf, scale: mpmath.mpf, dps: int) -> mpmath.mpf:
@@ -412,14 +447,14 @@ def _written_out(expr: Expr, dimension: Symbol, dim: int, indices: tuple) -> Exp
 
 
 def _integrated_pair(sides, model, substitution, point, dim, only=None):
-    """Both sides with every E[.] integrated; scale: the size of the terms involved (one
+    """Both sides with every E[.] integrated, and the sizes of the terms each came from (one
     pair, which ``only`` = {0} asks for again)."""
-    (lhs, lhs_scale), (rhs, rhs_scale) = (_integrated(side, model, substitution)
-                                          for side in sides)
-    yield lhs, rhs, max(lhs_scale, rhs_scale, abs(lhs), abs(rhs)), {}
+    (lhs, lhs_size), (rhs, rhs_size) = (_integrated(side, model, substitution)
+                                        for side in sides)
+    yield lhs, rhs, (max(lhs_size, abs(lhs)), max(rhs_size, abs(rhs))), {}
 
 
-_VALUES: dict = {}  # (model, parameter values, precision, expression) -> (model, value, scale)
+_VALUES: dict = {}  # (model, parameter values, precision, expression) -> (model, value, size)
 _VALUES_KEPT = 4096
 
 
@@ -450,7 +485,7 @@ def _pointwise_pairs(sides, model, substitution, point, dim, only=None):
     """Both sides at coordinates the model can produce (supports): seeded draws, draws scaled
     up and down as far as the support allows (for a softmax: near one-hot and near uniform), a
     tie, and for bounded latents the corners of the support, exactly; derivatives by mpmath's
-    numerical differentiation, not SymPy's; scale: the size of the terms involved.  With
+    numerical differentiation, not SymPy's; each side with the size of its terms.  With
     ``only``, the pairs at those positions of the list of points."""
     rng = np.random.default_rng(2026)
     coordinates = sorted(random_coordinates(sides[0]) | random_coordinates(sides[1]),
@@ -463,8 +498,9 @@ def _pointwise_pairs(sides, model, substitution, point, dim, only=None):
                    for exact in exact_points(model, coordinates, dim, point)]
     for values in (v for n, v in enumerate(points) if only is None or n in only):
         lhs, rhs = (pointwise_value(side, values) for side in sides)
-        scale = max(abs(lhs), abs(rhs), *(pointwise_size(side, values) for side in sides))
-        yield lhs, rhs, scale, {str(c): mpmath.nstr(v, 12) for c, v in values.items()}
+        sizes = tuple(max(abs(value), pointwise_size(side, values))
+                      for value, side in zip((lhs, rhs), sides, strict=True))
+        yield lhs, rhs, sizes, {str(c): mpmath.nstr(v, 12) for c, v in values.items()}
 
 
 def _drawn_point(model: Model, source, coordinates: list, dim: int, point: dict) -> dict:
@@ -506,8 +542,8 @@ def pointwise_size(expr: Expr, values: dict) -> mpmath.mpf:
                 try:
                     known[node] = _IN_MPMATH.get(type(node), _COMBINE.get(type(node)))(
                         *arguments)
-                except (TypeError, ValueError):  # a complex part: the check's own evaluation
-                    known[node] = pointwise_value(node, values)  # says it is not real
+                except (TypeError, ValueError, ZeroDivisionError):  # a complex part, or a
+                    known[node] = pointwise_value(node, values)  # pole: as the check says
             else:
                 known[node] = pointwise_value(node, values)
         return known[node]
@@ -515,9 +551,15 @@ def pointwise_size(expr: Expr, values: dict) -> mpmath.mpf:
     def derivative_size(node: Expr) -> mpmath.mpf | None:
         return pointwise_size(node.expr, values) if isinstance(node, Derivative) else None
     try:
-        return term_size(expr, value_of, derivative_size)
+        return term_size(expr, value_of, derivative_size, _in_mpmath)
     except ValueError as error:
         raise UnsupportedExpression(str(error)) from error
+
+
+def _in_mpmath(expr: Expr, arguments: list):
+    """expr's function at the values ``arguments``, when mpmath has it; None otherwise."""
+    function = _IN_MPMATH.get(type(expr), _COMBINE.get(type(expr)))
+    return function(*arguments) if function else None
 
 
 _COMBINE = {sp.Add: lambda *a: mpmath.fsum(a), sp.Mul: lambda *a: mpmath.fprod(a),
@@ -532,10 +574,12 @@ def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:
     if expr.has(*MOMENT_FUNCTIONS):  # E[z_1] under d/dz_1: a number is no function of z_1
         raise UnsupportedExpression(f"{expr}: a moment where the coordinates take values")
     if isinstance(expr, Derivative):
-        ((variable, count),) = expr.variable_count
+        # a mixed derivative one variable at a time: the first outside, the rest inside
+        (variable, count), *rest = expr.variable_count
+        inner = Derivative(expr.expr, *rest) if rest else expr.expr
 
         def along(t):
-            return pointwise_value(expr.expr, {**values, variable: t})
+            return pointwise_value(inner, {**values, variable: t})
         return mpmath.diff(along, values[variable], int(count))
     if expr.has(Derivative):
         expr = expr.func(*(sp.Float(pointwise_value(a, values), mpmath.mp.dps)

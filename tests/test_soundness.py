@@ -1500,3 +1500,54 @@ lemma_undefined = Derivation(
 ''')
     code, output, data = verify(tmp_path, capsys=capsys)
     assert code == 2 and "step 1: lemma" in output and "nothing defines" in output
+
+
+# ---- found by attacking the checker, round 32 ----------------------------------------------
+
+@pytest.mark.parametrize("wrong, right", [
+    # q + 10^50 rounds to 10^50 at 45 digits: every node saw sin(10^50)
+    ("E(sin(q[1] + 10**50))", "sin(10**50) * exp(-sigma_q**2 / 2)"),
+    # 1 + q^2 10^-50 rounds to 1: the integrand was 0 at every node, and so its size
+    ("E(log(1 + q[1]**2 / 10**50))", "sigma_q**2 / 10**50"),
+    # the mean's rounding (the 1 inside the log) enters a variance only squared
+    ("Var(log(1 + q[1]**2 / 10**50))", "2 * sigma_q**4 / 10**100"),
+    # a root of a variance that is noise is noise's root, not 0-ish
+    ("SD(cos(q[1] / 10**20))", "(1 - exp(-sigma_q**2 / 10**40)) / sqrt(2)"),
+])
+def test_rounding_inside_an_integrand_is_weighed(wrong, right):
+    """Rounding inside an expectation's integrand was never sized: E[sin(q + 10^50)] =
+    sin(10^50) passed with 45 digits, and so did E[log(1 + 10^-50 q^2)] = 0.  Each integrand
+    that is not a monomial is now probed for the size of its terms, a variance counts the
+    centred integrand's terms, and an sd its root's error."""
+    from sympy import cos, exp, log, sin, sqrt, sympify  # noqa: F401 - used by the strings
+
+    from sdpa_proofs import SD, E, Var, get_model, q, sigma_q  # noqa: F401
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    names = {"E": E, "Var": Var, "SD": SD, "q": q, "sigma_q": sigma_q, "sin": sin,
+             "cos": cos, "exp": exp, "log": log, "sqrt": sqrt}
+    side, value = (sympify(eval(x, names)) for x in (wrong, right))  # noqa: S307
+    model, settings = get_model("independent-normal"), NumericSettings()
+    assert numeric_check(side, value, model, settings).status == "pass"
+    assert numeric_check(side, 2 * value, model, settings).status == "fail"
+    assert numeric_check(side, 0, model, settings).status == "fail"
+
+
+def test_values_whose_sizes_are_not_plain_derivatives_are_checked():
+    """|Cov| <= sd sd (Abs has a derivative only for a real argument), a root at 0 (a tie of
+    the logits), and a mixed partial derivative were undecided or raised."""
+    from sympy import Abs, Derivative, Sum, sqrt
+
+    from sdpa_proofs import SD, Cov, get_model, i, k, l, n, q, z
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    settings = NumericSettings()
+    assert numeric_check(Abs(Cov(q[1], k[1])), SD(q[1]) * SD(k[1]),
+                         get_model("correlated-normal"), settings, relation="<=").passed
+    mean = Sum(z[i], (i, 1, n)) / n
+    logits = get_model("gaussian-logits")
+    assert numeric_check(sqrt(Sum((z[l] - mean) ** 2, (l, 1, n))), 0, logits, settings,
+                         relation=">=").passed
+    mixed = Derivative(z[1] ** 2 * z[2], z[1], z[2])
+    assert numeric_check(mixed, 2 * z[1], logits, settings).passed
+    assert numeric_check(mixed, 3 * z[1], logits, settings).status == "fail"
