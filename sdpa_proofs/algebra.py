@@ -260,11 +260,17 @@ def term_size(expr: Expr, value_of, special=None, apply=None) -> mpmath.mpf:
             error = term_size(argument, value_of, special, apply) * unit
             if not error:
                 continue
-            slope = _slope(expr, n, value_of)
-            # first order where the slope is finite and not 0; else how far f really moves
-            # (u^2 at a u that rounded to 0 moves by u's error squared, sqrt at 0 by its root)
-            size += slope * error / unit if slope else \
-                _moved(expr, n, at, error, value, value_of, apply) / unit
+            # the larger of first order and how far f really moves: u^2 at a u that rounded
+            # to 0 moves by u's error squared, sqrt at 0 by its root, cos at a u of 10^-61
+            # with an error of 3 by 2, all with a slope of about 0
+            slope = _slope(expr, n, value_of) or 0
+            try:
+                moved = _moved(expr, n, at, error, value, value_of, apply)
+            except ValueError:
+                if not slope:
+                    raise
+                moved = 0
+            size += max(slope * error, moved) / unit
     return size
 
 

@@ -118,8 +118,18 @@ class _Evaluation:
 
     def expectation(self, x: Expr) -> mpmath.mpf:
         """E[x] by quadrature against the model's density, exact for polynomials."""
-        nested = {a: sp.Float(self.moment(a), self.dps) for a in _moment_atoms(x)}
-        x = x.xreplace(nested)
+        # a nested moment enters as its number, with its error, which the rest of the
+        # integrand multiplies (10^50 q^2 E[A] for an E[A] made of terms of 10^82): the probes
+        # see it as an unknown of that value and size
+        unknowns, nested_values, nested_sizes = {}, {}, {}
+        for atom in _moment_atoms(x):
+            outer, self.scale = self.scale, mpmath.mpf(0)
+            unknowns[atom] = unknown = sp.Dummy(real=True)
+            nested_values[unknown] = self.moment(atom)
+            nested_sizes[unknown] = max(self.scale, abs(nested_values[unknown]))
+            self.scale = max(outer, self.scale)
+        probed = x.xreplace(unknowns)
+        x = probed.xreplace({u: sp.Float(v, self.dps) for u, v in nested_values.items()})
         variables = sorted(random_coordinates(x), key=sp.default_sort_key)
         if not variables:
             value = mpmath.mpf(sp.N(x, self.dps))
@@ -141,7 +151,8 @@ class _Evaluation:
         f, monomial = _compiled(x, variables)
         # E|x| measures the rounding of a monomial; anything else may round inside itself
         # (sin(q + 10^50), log(1 + q^2 10^-50), (s + c)^10 - c^10 written as it stands)
-        inside = 0 if monomial else _probed_size(x, variables)
+        inside = 0 if monomial else _probed_size(probed, variables, nested_values,
+                                                 nested_sizes.get)
         if not polynomial:
             value, magnitude = self._converged(f, x, variables, inside)
         else:
@@ -164,10 +175,14 @@ class _Evaluation:
                     f, variables, dict.fromkeys(variables, degree), self.point, self.dps)
             except ValueError as error:  # the model has no rule for this integrand
                 raise UnsupportedExpression(f"E[{x}]: {error}") from error
+            # E|f| must settle too, if only roughly (|f| has kinks where f changes sign):
+            # symmetric nodes give E[1/q] = 0 on every rule, while E|1/q|, infinite, grows
+            # with each
             if previous is not None \
-                    and abs(value - previous) <= wanted * max(magnitude, inside):
+                    and abs(value - previous[0]) <= wanted * max(magnitude, inside) \
+                    and abs(magnitude - previous[1]) <= MAGNITUDE_SETTLED * magnitude:
                 return value, magnitude
-            previous = value
+            previous = value, magnitude
         raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
                                     f"quadrature did not converge within {MAX_GRID} points")
 
@@ -210,15 +225,20 @@ def _limits_as_expectations(expr: Expr, model: Model, settings: NumericSettings)
     return expr
 
 
-def _probed_size(x: Expr, variables: list) -> mpmath.mpf:
-    """The size of the terms x is made of (``pointwise_size``), the largest at PROBES seeded
-    points with coordinates of order 1: what rounding inside x at the nodes scales with."""
+def _probed_size(x: Expr, variables: list, fixed: dict, special=None) -> mpmath.mpf:
+    """The size of the terms x is made of (``pointwise_size``), the largest at seeded points
+    near 0 and out in the tails, where the nodes of large rules lie, with the symbols of
+    ``fixed`` at their values: what rounding inside x at the nodes scales with."""
     rng = random.Random(len(variables))
-    return max(pointwise_size(x, {v: mpmath.mpf(rng.uniform(-1.5, 1.5)) for v in variables})
-               for _ in range(PROBES))
+    return max(pointwise_size(x, {**fixed, **{v: mpmath.mpf(reach * rng.uniform(-1.5, 1.5))
+                                              for v in variables}}, special)
+               for reach in PROBE_REACHES)
 
 
-PROBES = 3
+PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9
+# E|f| of two rules within 10%: |cos q| moves up to 8% between rules (its kinks), the
+# infinite E|1/q| grows by 12-17% a rule under the built-in laws
+MAGNITUDE_SETTLED = mpmath.mpf(1) / 10
 
 
 def _compiled(x: Expr, variables: list) -> tuple:
@@ -525,9 +545,10 @@ def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
                                    "rhs": mpmath.nstr(rhs, 25)})
 
 
-def pointwise_size(expr: Expr, values: dict) -> mpmath.mpf:
+def pointwise_size(expr: Expr, values: dict, special=None) -> mpmath.mpf:
     """``term_size`` at the coordinates ``values``; a derivative counts with its function's
-    size (which is what numerical differentiation's error scales with)."""
+    size (which is what numerical differentiation's error scales with), and ``special`` may
+    size other nodes itself (the numbers that stand in for nested moments)."""
     known: dict = dict(values)  # e^u is its own derivative, and terms recur: each once
 
     def value_of(node: Expr):
@@ -549,7 +570,9 @@ def pointwise_size(expr: Expr, values: dict) -> mpmath.mpf:
         return known[node]
 
     def derivative_size(node: Expr) -> mpmath.mpf | None:
-        return pointwise_size(node.expr, values) if isinstance(node, Derivative) else None
+        if isinstance(node, Derivative):
+            return pointwise_size(node.expr, values, special)
+        return special(node) if special else None
     try:
         return term_size(expr, value_of, derivative_size, _in_mpmath)
     except ValueError as error:

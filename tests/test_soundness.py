@@ -1428,7 +1428,9 @@ def test_a_function_of_a_rounded_argument_counts_the_rounding(before, after):
     names = {"exp": exp, "sin": sin, "cos": cos, "Rational": Rational, "z": z}
     before, after = (sympify(eval(x, names)) for x in (before, after))  # noqa: S307
     verdict = numeric_check(before, after, get_model("gaussian-logits"), NumericSettings())
-    assert verdict.status == "fail"
+    # fails, or, where the rounding moves f beyond what 600 more digits could see (e^u over
+    # an error of 10^5 in u), is undecided; never passes
+    assert verdict.status != "pass"
 
 
 def test_the_rounded_argument_does_not_fail_a_true_step():
@@ -1439,7 +1441,7 @@ def test_the_rounded_argument_does_not_fail_a_true_step():
 
     verdict = numeric_check(exp(z[1] + 10**50) / exp(10**50), exp(z[1]),
                             get_model("gaussian-logits"), NumericSettings())
-    assert verdict.status == "pass"
+    assert verdict.status != "fail"  # undecided: see the test above
 
 
 def test_quadrature_converges_relative_to_the_integrand_not_to_one():
@@ -1551,3 +1553,61 @@ def test_values_whose_sizes_are_not_plain_derivatives_are_checked():
     mixed = Derivative(z[1] ** 2 * z[2], z[1], z[2])
     assert numeric_check(mixed, 2 * z[1], logits, settings).passed
     assert numeric_check(mixed, 3 * z[1], logits, settings).status == "fail"
+
+
+# ---- found by attacking the checker, round 33 ----------------------------------------------
+
+def test_a_nested_moment_brings_its_error_into_the_integrand():
+    """E[A] = 1 from terms of 10^82 is off by 10^37 at 45 digits; inside E[10^50 q^2 E[A]] the
+    error was multiplied unseen: the false step passed and the true one failed."""
+    from sdpa_proofs import E, get_model, k, q, sigma_k, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    a = 10**82 * (k[1] ** 2 - sigma_k ** 2) + 1
+    side, model = E(10**50 * q[1] ** 2 * E(a)), get_model("independent-normal")
+    assert numeric_check(side, 10**50 * sigma_q ** 2, model, NumericSettings()).passed
+    assert numeric_check(side, E(10**50 * q[1] ** 2 * E(a + 1)), model,
+                         NumericSettings()).status == "fail"
+
+
+def test_an_almost_flat_slope_does_not_hide_a_rounded_argument():
+    """u computes to exactly e^-140 while its error is about 3; cos'(u) ~ 10^-61 made the first
+    order size about 1, and E[cos(u)] = 1 passed."""
+    from sympy import cos, exp, sqrt
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    u = sqrt(4**150 + 10**44 * exp(-q[1] ** 2)) - 2**150
+    verdict = numeric_check(E(cos(u + exp(-140))), 1, get_model("independent-normal"),
+                            NumericSettings())
+    assert verdict.status != "pass"
+
+
+def test_rounding_in_the_tails_is_probed():
+    """1 + e^(-q^8/5) 10^-41 rounds to 1 from |q| = 1.7 on, where the probes near 0 never
+    looked; E[cos(e^(q^8) log(1 + ...))] = 1 passed (it is about 0.99999 and less)."""
+    from sympy import cos, exp, log
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    f = cos(exp(q[1] ** 8) * log(1 + exp(-q[1] ** 8 / 5) / 10**41))
+    verdict = numeric_check(E(f), 1, get_model("independent-normal"), NumericSettings())
+    assert verdict.status != "pass"
+
+
+@pytest.mark.parametrize("model", ["independent-normal", "independent-laplace",
+                                   "independent-uniform"])
+def test_an_expectation_that_does_not_exist_is_not_zero(model):
+    """Symmetric nodes give E[1/q] = 0 on every rule; E|1/q| grows with each, so the rules do
+    not settle (undecided).  A true moment of a non-polynomial still passes."""
+    from sympy import cos, exp
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    law = get_model(model)
+    assert numeric_check(E(1 / q[1]), 0, law, NumericSettings()).status == "undecided"
+    normal = get_model("independent-normal")
+    assert numeric_check(E(cos(q[1])), exp(-sigma_q ** 2 / 2), normal, NumericSettings()).passed
