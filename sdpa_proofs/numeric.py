@@ -5,6 +5,7 @@ model (identities in the coordinates), to high precision with mpmath."""
 from __future__ import annotations
 
 import random
+import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -59,6 +60,8 @@ class _Evaluation:
     point: dict
     dps: int
     scale: mpmath.mpf = field(default_factory=lambda: mpmath.mpf(0))
+    stand_ins: dict = field(default_factory=dict)  # nested moment -> its unknown
+    unknowns: dict = field(default_factory=dict)  # unknown -> (value, size)
 
     def value(self, expr: Expr) -> mpmath.mpf:
         """Numerical value of an expression whose sums are already expanded."""
@@ -118,27 +121,19 @@ class _Evaluation:
 
     def expectation(self, x: Expr) -> mpmath.mpf:
         """E[x] by quadrature against the model's density, exact for polynomials."""
-        # a nested moment enters as its number, with its error, which the rest of the
-        # integrand multiplies (10^50 q^2 E[A] for an E[A] made of terms of 10^82): the probes
-        # see it as an unknown of that value and size
-        unknowns, nested_values, nested_sizes = {}, {}, {}
-        for atom in _moment_atoms(x):
-            outer, self.scale = self.scale, mpmath.mpf(0)
-            unknowns[atom] = unknown = sp.Dummy(real=True)
-            nested_values[unknown] = self.moment(atom)
-            nested_sizes[unknown] = max(self.scale, abs(nested_values[unknown]))
-            self.scale = max(outer, self.scale)
-        probed = x.xreplace(unknowns)
-        x = probed.xreplace({u: sp.Float(v, self.dps) for u, v in nested_values.items()})
+        x = x.xreplace({atom: self._unknown(atom) for atom in _moment_atoms(x)})
+        numbers = {u: sp.Float(v, self.dps) for u, (v, _) in self.unknowns.items() if x.has(u)}
         variables = sorted(random_coordinates(x), key=sp.default_sort_key)
         if not variables:
-            value = mpmath.mpf(sp.N(x, self.dps))
-            self.scale = max(self.scale, abs(value))  # a constant term is a term involved
+            value = mpmath.mpf(sp.N(x.xreplace(numbers), self.dps))
+            # a constant term is a term involved, a nested moment in it with its own size
+            self.scale = max(self.scale, abs(value), self._size_at(x, {}) if numbers else 0)
             return value
         if x.has(*NOT_SMOOTH):
             raise UnsupportedExpression(
                 f"E[{x}]: not smooth in the coordinates; quadrature rules that agree prove "
                 "nothing about a jump or a kink between their nodes")
+        _no_pole(x)
         terms = sp.Add.make_args(sp.expand(x))
         if 1 < len(terms) <= MAX_TERMS:  # term by term: each over the coordinates it uses
             values = [self.expectation(term) for term in terms]
@@ -148,17 +143,33 @@ class _Evaluation:
             x = terms[0]
         degrees = {v: _degree(x, v) for v in variables}
         polynomial = all(deg is not None for deg in degrees.values())
-        f, monomial = _compiled(x, variables)
+        f, monomial = _compiled(x.xreplace(numbers), variables)
         # E|x| measures the rounding of a monomial; anything else may round inside itself
         # (sin(q + 10^50), log(1 + q^2 10^-50), (s + c)^10 - c^10 written as it stands)
-        inside = 0 if monomial else _probed_size(probed, variables, nested_values,
-                                                 nested_sizes.get)
+        inside = 0 if monomial else _probed_size(x, variables, self._size_at)
         if not polynomial:
             value, magnitude = self._converged(f, x, variables, inside)
         else:
             value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
         self.scale = max(self.scale, magnitude, inside)
         return value
+
+    def _unknown(self, atom: Expr) -> Expr:
+        """A nested moment as an unknown of its value and size: it enters an integrand with its
+        error, which the rest multiplies (10^50 q^2 E[A], E[A] made of terms of 10^82)."""
+        if atom not in self.stand_ins:
+            outer, self.scale = self.scale, mpmath.mpf(0)
+            value = self.moment(atom)
+            self.stand_ins[atom] = unknown = sp.Dummy(real=True)
+            self.unknowns[unknown] = value, max(self.scale, abs(value))
+            self.scale = max(outer, self.scale)
+        return self.stand_ins[atom]
+
+    def _size_at(self, x: Expr, coordinates: dict) -> mpmath.mpf:
+        """``pointwise_size`` of x at the coordinates, its unknowns at their values and sizes."""
+        values = {u: v for u, (v, _) in self.unknowns.items()}
+        sizes = {u: size for u, (_, size) in self.unknowns.items()}
+        return pointwise_size(x, {**values, **coordinates}, sizes.get)
 
     def _converged(self, f, x: Expr, variables: list, inside: mpmath.mpf) -> tuple:
         """E[f] for f not a polynomial (e^z, z e^z, ...): the model's Gauss rules with twice
@@ -225,14 +236,24 @@ def _limits_as_expectations(expr: Expr, model: Model, settings: NumericSettings)
     return expr
 
 
-def _probed_size(x: Expr, variables: list, fixed: dict, special=None) -> mpmath.mpf:
-    """The size of the terms x is made of (``pointwise_size``), the largest at seeded points
-    near 0 and out in the tails, where the nodes of large rules lie, with the symbols of
-    ``fixed`` at their values: what rounding inside x at the nodes scales with."""
-    rng = random.Random(len(variables))
-    return max(pointwise_size(x, {**fixed, **{v: mpmath.mpf(reach * rng.uniform(-1.5, 1.5))
-                                              for v in variables}}, special)
+def _probed_size(x: Expr, variables: list, size_at) -> mpmath.mpf:
+    """The size of the terms x is made of (``size_at(x, coordinates)``), the largest at points
+    near 0 and out in the tails, where the nodes of large rules lie: what rounding inside x at
+    the nodes scales with.  The points are seeded by x itself, so that x cannot be written to
+    vanish at them."""
+    rng = random.Random(zlib.crc32(sp.srepr(x).encode()))
+    return max(size_at(x, {v: mpmath.mpf(reach * rng.uniform(-1.5, 1.5)) for v in variables})
                for reach in PROBE_REACHES)
+
+
+def _no_pole(x: Expr) -> None:
+    """An integrand with a denominator that may be 0 (1/q, cosh(q)/q, 1/q^2) may have no
+    expectation, though symmetric Gauss rules give it one: undecided."""
+    for power in x.atoms(sp.Pow):
+        if power.exp.is_negative and random_coordinates(power.base) \
+                and power.base.is_positive is not True:
+            raise UnsupportedExpression(f"E[{x}]: {power.base} may be 0, where {power} has a "
+                                        "pole: the expectation may not exist")
 
 
 PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9
@@ -396,9 +417,9 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
     pairs = list(evaluate(sides, model, substitution, point, dim))
     extras = [0] * len(pairs)  # the digits each pair was last evaluated with beyond base
     for _ in range(4):
-        needed = [max(_hidden_digits(value, size, base, raised > 0)
+        needed = [max(_hidden_digits(value, size, base)
                       for value, size in zip(pair[:2], pair[2], strict=True))
-                  for pair, raised in zip(pairs, extras, strict=True)]
+                  for pair in pairs]
         pending = [n for n, digits in enumerate(needed) if digits > extras[n]]
         if not pending:
             return pairs
@@ -416,13 +437,13 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
     raise UnsupportedExpression("the values did not settle as the precision was raised")
 
 
-def _hidden_digits(value: mpmath.mpf, size: mpmath.mpf, dps: int, raised: bool) -> int:
+def _hidden_digits(value: mpmath.mpf, size: mpmath.mpf, dps: int) -> int:
     """How many more digits it takes to see a side's value beside the terms it came from, of
-    size ``size``: the orders of magnitude between them, and for a value that is 0 before any
-    raise ``dps`` more than the terms' own (a 0 computed from terms of 10^60 at 45 digits says
-    nothing)."""
+    size ``size``: the orders of magnitude between them, and for a value that is 0 ``dps``
+    more than the terms' own (a 0 computed from terms of 10^60 at 45 digits says nothing, nor
+    does one found after a raise that a wrong first value made too small)."""
     value = abs(value)
-    if size == 0 or size <= value or (value == 0 and raised):
+    if size == 0 or size <= value:
         return 0
     if value == 0:
         return dps + max(0, int(mpmath.ceil(mpmath.log10(size))))

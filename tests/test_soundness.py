@@ -1611,3 +1611,57 @@ def test_an_expectation_that_does_not_exist_is_not_zero(model):
     assert numeric_check(E(1 / q[1]), 0, law, NumericSettings()).status == "undecided"
     normal = get_model("independent-normal")
     assert numeric_check(E(cos(q[1])), exp(-sigma_q ** 2 / 2), normal, NumericSettings()).passed
+
+
+# ---- found by attacking the checker, round 34 ----------------------------------------------
+
+def test_a_denominator_that_may_vanish_leaves_the_expectation_undecided():
+    """cosh(7q)/q: E|f| grew by only 8-10% a rule, within the settling test, while symmetric
+    rules gave E[f] = 0; the expectation does not exist."""
+    from sympy import cosh, exp, sinh
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    model, settings = get_model("independent-normal"), NumericSettings()
+    for side, value in [(E(cosh(3 * q[1] / sigma_q) / q[1]), 0),
+                        (E(exp(3 * q[1] / sigma_q) / q[1]), E(sinh(3 * q[1] / sigma_q) / q[1]))]:
+        verdict = numeric_check(side, value, model, settings)
+        assert verdict.status == "undecided" and "pole" in verdict.reason
+    assert numeric_check(E(q[1] / (1 + q[1] ** 2)), 0, model, settings).passed
+
+
+def test_probes_cannot_be_aimed_at():
+    """The probe points were fixed; a factor vanishing at each of them hid the rounding of
+    cos(q + 10^50).  They are now seeded by the integrand itself."""
+    import random
+    from fractions import Fraction
+
+    from sympy import Integer, Mul, Rational, cos, sin
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    rng = random.Random(1)  # the old probes
+    zeros = [Rational(Fraction(r * rng.uniform(-1.5, 1.5))) for r in (1, 3, 6)]
+    s = Mul(*[sin((q[1] - p) / 12) ** 4 for p in zeros])
+    big = Integer(10) ** 50
+    verdict = numeric_check(E(s * cos(q[1] + big)), E(s) * cos(big),
+                            get_model("independent-normal"), NumericSettings())
+    assert verdict.status != "pass"
+
+
+def test_a_nested_moment_keeps_its_size_through_a_split_integrand():
+    """With '+ q' the integrand was split into terms, each with the nested moment as a bare
+    number: the round-33 test passed a false step again, and Var(10^50 q E[A]) came out 0."""
+    from sdpa_proofs import E, Var, get_model, k, q, sigma_k, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    a = 10**82 * (k[1] ** 2 - sigma_k ** 2) + 1
+    model, settings = get_model("independent-normal"), NumericSettings()
+    side = E(10**50 * q[1] ** 2 * E(a) + q[1])
+    assert numeric_check(side, 10**50 * sigma_q ** 2, model, settings).passed
+    assert numeric_check(side, E(10**50 * q[1] ** 2 * E(a + 1) + q[1]), model,
+                         settings).status == "fail"
+    assert numeric_check(Var(10**50 * q[1] * E(a)), 10**100 * sigma_q ** 2, model,
+                         settings).passed
