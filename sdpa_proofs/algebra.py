@@ -225,9 +225,11 @@ def differs_somewhere(expr: Expr, probes: int) -> bool:
 
 
 def term_size_at(expr: Expr, point: dict) -> mpmath.mpf | None:
-    """``term_size`` of expr at a point, to 50 digits; None where a term is no real number."""
+    """``term_size`` of expr at a point, to 50 digits (the arguments' errors too); None where a
+    term is no real number."""
     try:
-        return term_size(expr, lambda node: mpmath.mpf(sp.N(node.xreplace(point), 50)))
+        with mpmath.workdps(50):
+            return term_size(expr, lambda node: mpmath.mpf(sp.N(node.xreplace(point), 50)))
     except (TypeError, ValueError):
         return None
 

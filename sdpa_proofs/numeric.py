@@ -70,19 +70,8 @@ class _Evaluation:
     def value_and_size(self, expr: Expr) -> tuple[mpmath.mpf, mpmath.mpf]:
         """The value, and the size of the terms it is made of (see ``term_size``), each moment
         counting with the size of the terms its integral added up."""
-        atoms, sizes = {}, {}
-        for atom in _moment_atoms(expr):
-            outer, self.scale = self.scale, mpmath.mpf(0)
-            atoms[atom] = self.moment(atom)
-            sizes[atom] = max(self.scale, abs(atoms[atom]))
-            self.scale = max(outer, self.scale)
-        stand_ins = {atom: sp.Float(value, self.dps) for atom, value in atoms.items()}
-        value = self._number(expr.xreplace(stand_ins), expr)
-        try:
-            return value, term_size(expr, lambda node: self._number(node.xreplace(stand_ins),
-                                                                    node), sizes.get)
-        except ValueError as error:
-            raise UnsupportedExpression(str(error)) from error
+        x = expr.xreplace({atom: self._unknown(atom) for atom in _moment_atoms(expr)})
+        return self._number(x.xreplace(self._numbers(x)), expr), self._size_at(x, {})
 
     def _number(self, concrete: Expr, expr: Expr) -> mpmath.mpf:
         result = sp.N(concrete, self.dps)
@@ -122,7 +111,7 @@ class _Evaluation:
     def expectation(self, x: Expr) -> mpmath.mpf:
         """E[x] by quadrature against the model's density, exact for polynomials."""
         x = x.xreplace({atom: self._unknown(atom) for atom in _moment_atoms(x)})
-        numbers = {u: sp.Float(v, self.dps) for u, (v, _) in self.unknowns.items() if x.has(u)}
+        numbers = self._numbers(x)
         variables = sorted(random_coordinates(x), key=sp.default_sort_key)
         if not variables:
             value = mpmath.mpf(sp.N(x.xreplace(numbers), self.dps))
@@ -164,6 +153,10 @@ class _Evaluation:
             self.unknowns[unknown] = value, max(self.scale, abs(value))
             self.scale = max(outer, self.scale)
         return self.stand_ins[atom]
+
+    def _numbers(self, x: Expr) -> dict:
+        """The values of the unknowns x holds, as numbers to put in."""
+        return {u: sp.Float(v, self.dps) for u, (v, _) in self.unknowns.items() if x.has(u)}
 
     def _size_at(self, x: Expr, coordinates: dict) -> mpmath.mpf:
         """``pointwise_size`` of x at the coordinates, its unknowns at their values and sizes."""
@@ -409,10 +402,9 @@ def _resolved(evaluate, sides, model, substitution, point, dim) -> list:
     terms involved (terms of size 10^60 that cancel, or 10^-40 z^2 beside terms of size 1):
     the working precision's noise must stay below 10^-dps of the values, so that no difference
     can hide under the terms.  A value still within reach of the raised precision's noise was
-    that noise (a true 0 computed from terms that cancel): it is 0.  A value that is 0 at the
-    first precision is
-    evaluated again with twice the digits (and those of its terms' size) before it counts as
-    0: so no value is lost that is more than 10^-(2 dps - NOISE_DIGITS) of its terms."""
+    that noise (a true 0 computed from terms that cancel): it is 0, but only once evaluated
+    with twice the digits (and those of its terms' size), so that no value is lost that is
+    more than 10^-(2 dps - NOISE_DIGITS) of its terms."""
     base = mpmath.mp.dps
     pairs = list(evaluate(sides, model, substitution, point, dim))
     extras = [0] * len(pairs)  # the digits each pair was last evaluated with beyond base
