@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from math import factorial
 
 import mpmath
 import numpy as np
 import sympy as sp
 from sympy import Expr
+
+from .gauss import gauss_rule
 
 
 @dataclass(frozen=True)
@@ -52,19 +55,24 @@ class Family:
         return sp.sympify(value)
 
 
-#: Gauss rules computed so far: (points, kind, digits) -> (nodes, weights).  mpmath takes
-#: about half a second for 128 points at 55 digits, so the checking workers send the rules they
-#: computed back to the parent, whose later workers then start with them (see isolation).
+#: Gauss rules computed so far: (points, kind, digits) -> (nodes, weights).  128 points take a
+#: quarter of a second, so the checking workers send the rules they computed back to the
+#: parent, whose later workers then start with them (see isolation).
 GAUSS_RULES: dict[tuple, tuple] = {}
 
 
 def _gauss(points: int, kind: str, dps: int) -> tuple:
     key = (points, kind, precision_tier(dps))
     if key not in GAUSS_RULES:
-        with mpmath.workdps(key[2]):
-            nodes, weights = mpmath.mp.gauss_quadrature(points, kind)
-            GAUSS_RULES[key] = tuple(nodes), tuple(weights)
+        GAUSS_RULES[key] = gauss_rule(kind, points, key[2])
     return GAUSS_RULES[key]
+
+
+@lru_cache(maxsize=1024)
+def standard_rule(family: Family, points: int, dps: int) -> tuple:
+    """``family.rule`` of the standardised law (sigma = 1), remembered: integrands ask for the
+    same few rules thousands of times."""
+    return tuple(family.rule(points, mpmath.mpf(1), dps))
 
 
 def precision_tier(dps: int) -> int:

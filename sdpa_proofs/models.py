@@ -19,7 +19,7 @@ import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
 from .algebra import random_value
-from .distributions import FAMILIES, NORMAL, UNIFORM, Family
+from .distributions import FAMILIES, NORMAL, UNIFORM, Family, standard_rule
 from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
 from .symbols import d, k, ktilde, n, q, s, sigma_k, sigma_q, z
@@ -329,9 +329,9 @@ class LatentLinearModel(Model):
                     axes.append((name, index, sum(degrees[v] for v in loading
                                                   if v.indices[0] == index)))
         axes = [axis for axis in axes if axis[2] > 0]
-        rules = [self._latent[name].family.rule(
-            self._latent[name].family.points_for_degree(degree), mpmath.mpf(1), dps)
-            for name, _, degree in axes]
+        rules = [standard_rule(self._latent[name].family,
+                               self._latent[name].family.points_for_degree(degree), dps)
+                 for name, _, degree in axes]
         coefficients = {v: ({n: mp_value(sp.sympify(c).xreplace(point))
                              for n, c in self.loadings[v.base].items()},
                             mp_value(sp.sympify(self.mean(v)).xreplace(point)))
@@ -592,9 +592,9 @@ class GaussianMatrixModel(Model):
         factors = [c for c in range(loadings.cols)  # only the factors the variables load on
                    if any(loadings[r, c] != 0 for r in rows)]
         total_degree = sum(degrees.values())
-        rules = [NORMAL.rule(NORMAL.points_for_degree(total_degree), mpmath.mpf(1), dps)
+        rules = [standard_rule(NORMAL, NORMAL.points_for_degree(total_degree), dps)
                  for _ in factors]
-        rules += [NORMAL.rule(NORMAL.points_for_degree(degrees[v]), mpmath.mpf(1), dps)
+        rules += [standard_rule(NORMAL, NORMAL.points_for_degree(degrees[v]), dps)
                   for v in variables]
         coefficients = [(mp_value(means[r]), [mp_value(loadings[r, c]) for c in factors],
                          mpmath.sqrt(mp_value(noise[r]))) for r in rows]
