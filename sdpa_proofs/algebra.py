@@ -234,7 +234,8 @@ def term_size_at(expr: Expr, point: dict) -> mpmath.mpf | None:
         return None
 
 
-def term_size(expr: Expr, value_of, special=None, apply=None) -> mpmath.mpf:
+def term_size(expr: Expr, value_of, special=None, apply=None,
+              exact_rationals: bool = True) -> mpmath.mpf:
     """What evaluating ``expr`` at the working precision p can be off by, in units of 10^-p
     (forward error analysis): |a| + |b| for a + b, the sizes' product for a b, for a function
     f(u, ...) |f| plus, for each argument not an exact rational or an index, how far f moves
@@ -242,14 +243,17 @@ def term_size(expr: Expr, value_of, special=None, apply=None) -> mpmath.mpf:
     rounds to 0 is off by u's error squared; sqrt at 0 by its root), and |value| for anything
     else.  ``value_of`` gives a node's value; ``special`` may give a node's size itself (a
     moment's, from its quadrature), or None; ``apply(expr, values)`` may give expr's function
-    at other argument values faster than SymPy (None: it cannot).  Two values are compared
+    at other argument values faster than SymPy (None: it cannot).  With ``exact_rationals``
+    False the values come from binary floating point, where 1/7 and 10^60 + 1 are rounded
+    like any other number (sin(7 10^12 + 1/7) is off by 10^-33 at 45 digits).  Two values
+    are compared
     relative to it where they nearly cancel, never to a fixed 1: 10^-40 z^2 and 2 10^-40 z^2
     differ in every digit."""
     known = special(expr) if special else None
     if known is not None:
         return known
     if isinstance(expr, (Add, Mul)):
-        sizes = [term_size(a, value_of, special, apply) for a in expr.args]
+        sizes = [term_size(a, value_of, special, apply, exact_rationals) for a in expr.args]
         return mpmath.fsum(sizes) if isinstance(expr, Add) else mpmath.fprod(sizes)
     value = value_of(expr)
     size = abs(value)
@@ -257,9 +261,9 @@ def term_size(expr: Expr, value_of, special=None, apply=None) -> mpmath.mpf:
         unit = mpmath.mpf(10) ** -mpmath.mp.dps
         at = [value_of(a) for a in expr.args]
         for n, argument in enumerate(expr.args):
-            if argument.is_Rational or argument.is_integer:  # exact, or an index: not rounded
+            if _held_exactly(argument, exact_rationals):
                 continue
-            error = term_size(argument, value_of, special, apply) * unit
+            error = term_size(argument, value_of, special, apply, exact_rationals) * unit
             if not error:
                 continue
             # the larger of first order and how far f really moves: u^2 at a u that rounded
@@ -274,6 +278,17 @@ def term_size(expr: Expr, value_of, special=None, apply=None) -> mpmath.mpf:
                 moved = 0
             size += max(slope * error, moved) / unit
     return size
+
+
+def _held_exactly(argument: Expr, exact_rationals: bool) -> bool:
+    """Whether an argument is not rounded: an index, or a rational number where rationals are
+    exact, and otherwise one whose denominator is a power of 2 and whose numerator fits the
+    working precision.  A number is asked what it is, not SymPy's assumptions about it,
+    which hold sin(log(1 + 10^-19)) an integer."""
+    if argument.is_Rational:
+        return exact_rationals or (argument.q & (argument.q - 1) == 0
+                                   and abs(argument.p).bit_length() <= mpmath.mp.prec)
+    return not argument.is_number and bool(argument.is_integer)
 
 
 def _slope(expr: Expr, n: int, value_of) -> mpmath.mpf | None:

@@ -530,8 +530,9 @@ def _pointwise_pairs(sides, model, substitution, point, dim, only=None):
         points += [{c: mpmath.mpf(sp.N(v, mpmath.mp.dps)) for c, v in exact.items()}
                    for exact in exact_points(model, coordinates, dim, point)]
     for values in (v for n, v in enumerate(points) if only is None or n in only):
-        lhs, rhs = (pointwise_value(side, values) for side in sides)
-        sizes = tuple(max(abs(value), pointwise_size(side, values))
+        value_of = evaluator(values)
+        lhs, rhs = (value_of(side) for side in sides)
+        sizes = tuple(max(abs(value), pointwise_size(side, values, value_of=value_of))
                       for value, side in zip((lhs, rhs), sides, strict=True))
         yield lhs, rhs, sizes, {str(c): mpmath.nstr(v, 12) for c, v in values.items()}
 
@@ -558,36 +559,19 @@ def _numeric_counterexample(lhs, rhs, digits: float, where: dict) -> Verdict:
                                    "rhs": mpmath.nstr(rhs, 25)})
 
 
-def pointwise_size(expr: Expr, values: dict, special=None) -> mpmath.mpf:
+def pointwise_size(expr: Expr, values: dict, special=None, value_of=None) -> mpmath.mpf:
     """``term_size`` at the coordinates ``values``; a derivative counts with its function's
     size (which is what numerical differentiation's error scales with), and ``special`` may
-    size other nodes itself (the numbers that stand in for nested moments)."""
-    known: dict = dict(values)  # e^u is its own derivative, and terms recur: each once
-
-    def value_of(node: Expr):
-        """A size needs an order of magnitude, not SymPy's adaptive digits: sums, products,
-        powers and the usual functions in mpmath from their arguments' values, the rest
-        (derivatives, say) as the check evaluates them."""
-        if node not in known:
-            if node.is_Rational:
-                known[node] = mpmath.mpf(int(node.p)) / int(node.q)
-            elif isinstance(node, (sp.Add, sp.Mul, sp.Pow)) or type(node) in _IN_MPMATH:
-                arguments = [value_of(a) for a in node.args]
-                try:
-                    known[node] = _IN_MPMATH.get(type(node), _COMBINE.get(type(node)))(
-                        *arguments)
-                except (TypeError, ValueError, ZeroDivisionError):  # a complex part, or a
-                    known[node] = pointwise_value(node, values)  # pole: as the check says
-            else:
-                known[node] = pointwise_value(node, values)
-        return known[node]
+    size other nodes itself (the numbers that stand in for nested moments).  ``value_of``, an
+    ``evaluator`` at ``values``, lends the values it has found already."""
+    value_of = value_of or evaluator(values)
 
     def derivative_size(node: Expr) -> mpmath.mpf | None:
         if isinstance(node, Derivative):
             return pointwise_size(node.expr, values, special)
         return special(node) if special else None
     try:
-        return term_size(expr, value_of, derivative_size, _in_mpmath)
+        return term_size(expr, value_of, derivative_size, _in_mpmath, exact_rationals=False)
     except ValueError as error:
         raise UnsupportedExpression(str(error)) from error
 
@@ -605,24 +589,60 @@ _IN_MPMATH = {sp.exp: mpmath.exp, sp.log: mpmath.log, sp.sin: mpmath.sin, sp.cos
 
 
 def pointwise_value(expr: Expr, values: dict) -> mpmath.mpf:
-    """The value of an expression in the coordinates at ``values``, each derivative taken by
-    mpmath.diff at the working precision (which mpmath raises while differentiating)."""
-    if expr.has(*MOMENT_FUNCTIONS):  # E[z_1] under d/dz_1: a number is no function of z_1
-        raise UnsupportedExpression(f"{expr}: a moment where the coordinates take values")
-    if isinstance(expr, Derivative):
+    """The value of an expression in the coordinates at ``values`` (see ``evaluator``)."""
+    return evaluator(values)(expr)
+
+
+def evaluator(values: dict):
+    """The values of expressions in the coordinates at ``values``, at the working precision:
+    sums, products, powers and the usual functions in mpmath from their arguments' values,
+    each node once (terms recur, and e^u is its own derivative), in microseconds where SymPy's
+    adaptive evalf takes milliseconds; each derivative by mpmath.diff (which raises the
+    precision while differentiating); any other node, and one whose value is not a finite
+    real number, by SymPy.  What rounding at the working precision costs is ``term_size``'s
+    to weigh, and the check's to see through by raising the precision (``_resolved``)."""
+    known: dict = dict(values)
+
+    def value_of(node: Expr) -> mpmath.mpf:
+        if node not in known:
+            known[node] = _node_value(node, values, value_of)
+        return known[node]
+    return value_of
+
+
+def _node_value(node: Expr, values: dict, value_of) -> mpmath.mpf:
+    if isinstance(node, MOMENT_FUNCTIONS):  # E[z_1] under d/dz_1: no function of z_1
+        raise UnsupportedExpression(f"{node}: a moment where the coordinates take values")
+    if node.is_Rational:
+        return mpmath.mpf(int(node.p)) / int(node.q)
+    if node.is_Float:
+        return mpmath.mpf(node)
+    if isinstance(node, Derivative):
         # a mixed derivative one variable at a time: the first outside, the rest inside
-        (variable, count), *rest = expr.variable_count
-        inner = Derivative(expr.expr, *rest) if rest else expr.expr
+        (variable, count), *rest = node.variable_count
+        inner = Derivative(node.expr, *rest) if rest else node.expr
 
         def along(t):
             return pointwise_value(inner, {**values, variable: t})
         return mpmath.diff(along, values[variable], int(count))
-    if expr.has(Derivative):
-        expr = expr.func(*(sp.Float(pointwise_value(a, values), mpmath.mp.dps)
-                           if a.has(Derivative) else a for a in expr.args))
-    stand_ins = {c: sp.Float(v, mpmath.mp.dps) for c, v in values.items()}
+    function = _IN_MPMATH.get(type(node), _COMBINE.get(type(node)))
+    if function is not None:
+        try:
+            value = function(*(value_of(a) for a in node.args))
+        except (ArithmeticError, TypeError, ValueError):
+            value = None
+        if isinstance(value, mpmath.mpf) and mpmath.isfinite(value):
+            return value
+    return _evaluated_by_sympy(node, value_of)
+
+
+def _evaluated_by_sympy(expr: Expr, value_of) -> mpmath.mpf:
+    """SymPy's evalf of expr, the values of its arguments put in (a complex value, a pole, or
+    what mpmath has no function for)."""
+    arguments = [sp.Float(value_of(a), mpmath.mp.dps) if a.free_symbols or a.has(Derivative)
+                 else a for a in expr.args]
     try:
-        return mpmath.mpf(sp.N(expr.xreplace(stand_ins), mpmath.mp.dps))
+        return mpmath.mpf(sp.N(expr.func(*arguments) if arguments else expr, mpmath.mp.dps))
     except (ValueError, TypeError) as error:  # a complex value, or SymPy's Max of one
         raise UnsupportedExpression(f"{show(expr)} is not a real number at the point "
                                     f"tried: {error}") from error
