@@ -116,6 +116,13 @@ class Model:
         source may then rework its vectors as a whole (``supports.Scaled``)."""
         return source.whole(self.sample(source.generator(self.name), n, dim, point))
 
+    @property
+    def coordinatewise(self) -> bool:
+        """Whether ``sample_from`` builds each coordinate from the source's draws at that
+        coordinate alone, so that n draws at dimension d are n d draws at dimension 1 in
+        rows of d (what lets a sampler build them once for every d)."""
+        return False
+
 
 def isserlis_moment(factors: list, mean, covariance) -> Expr:
     """E[X_1 ... X_n] for jointly Gaussian X_t (Isserlis/Wick, with means): the sum over partial
@@ -362,6 +369,11 @@ class LatentLinearModel(Model):
         source (so they are independent), which other models of the run may share."""
         return self._built(lambda slot, latent, shape: source.standard(latent.family, slot,
                                                                         shape), n, dim, point)
+
+    @property
+    def coordinatewise(self) -> bool:
+        """Without a shared latent each coordinate is built from its own latents alone."""
+        return not any(latent.shared for latent in self.latents)
 
     def exact_coordinates(self, latents: dict, dim: int, point: dict) -> dict:
         """The coordinates v_i, i = 1..dim, as exact numbers when each latent takes the values

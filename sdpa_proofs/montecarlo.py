@@ -197,13 +197,29 @@ def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 20
 def _add_chunk(plans: list[_Plan], model: Model, source: _Draws, rows: int, dim: int,
                where: slice) -> None:
     try:
-        arrays = model.sample_from(source, rows, dim, model.parameter_points[0])
+        arrays = _vectors(model, source, rows, dim)
     except UnsupportedForSampling as error:
         for plan in plans:
             plan.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
         return
+    computed: dict = {}  # claims under one model share their moments' arguments (S, S^2)
     for plan in plans:
-        plan.add(dim, arrays, where)
+        plan.add(dim, arrays, where, computed)
+
+
+def _vectors(model: Model, source: _Draws, rows: int, dim: int) -> dict:
+    """The model's vectors at dimension ``dim`` from the chunk's draws.  A model that builds
+    each coordinate from the draws at that coordinate alone is built once per chunk, on the
+    chunk's per-coordinate draws laid out flat, and each d reads the same numbers in its own
+    shape: what building it at every d would give, once."""
+    point = model.parameter_points[0]
+    if not (model.coordinatewise and dim > 1 and rows * dim <= CHUNK_COORDINATES):
+        return model.sample_from(source, rows, dim, point)
+    key = ("vectors", id(model))
+    if key not in source.shared:
+        source.shared[key] = model.sample_from(source, 1, CHUNK_COORDINATES, point)
+    return {vector: values.reshape(-1)[:rows * dim].reshape(rows, dim)
+            for vector, values in source.shared[key].items()}
 
 
 class _Draws(Draws):
@@ -275,6 +291,7 @@ class _Plan:
                       for side in (claim.lhs, claim.rhs)]
         self.results: list[MonteCarloResult] = []
         self.runs: dict = {}  # d -> (n, the atoms' arguments at d, their samples)
+        self.sized: set = set()  # the d at which the arguments' rounding has been weighed
         self.done = False
 
     def start(self, dim: int, n: int) -> bool:
@@ -291,14 +308,23 @@ class _Plan:
         self.done = True
         self.runs = {}
 
-    def add(self, dim: int, arrays: dict, rows: slice) -> None:
+    def add(self, dim: int, arrays: dict, rows: slice, computed: dict) -> None:
+        """The samples of the moments' arguments from one chunk of the model's ``arrays``;
+        ``computed`` holds the arguments' samples from these arrays found so far.  The first
+        chunk at each d is also weighed against the size of its terms: an argument that is
+        rounding noise (10^20 log(1 + q^2 10^-20), 0 in double precision) is not sampled."""
         if self.done:
             return
         _, arguments, values = self.runs[dim]
         try:
             for argument, samples in zip(arguments, values):
                 for x, column in zip(argument, samples):
-                    column[rows] = vector_values(x, arrays, dim)
+                    if x not in computed:
+                        computed[x] = vector_values(x, arrays, dim)
+                    if dim not in self.sized:  # the first chunk shows what rounding does
+                        _resolved(computed[x], vector_sizes(x, arrays, dim))
+                    column[rows] = computed[x]
+            self.sized.add(dim)
         except UnsupportedForSampling as error:
             self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
 
@@ -452,12 +478,11 @@ def _corners(model: Model, dim: int, point: dict, seed: int) -> dict | None:
 def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple:
     """Both sides at every row of ``arrays``, and the rows where the relation fails."""
     rows = len(next(iter(arrays.values())))
-    lhs, rhs = (_as_samples(vector_values(side, arrays, dim), rows) for side in sides)
-    terms = np.maximum(*(_as_samples(vector_sizes(side, arrays, dim), rows) for side in sides))
+    (lhs, lhs_terms), (rhs, rhs_terms) = ((_as_samples(v, rows) for v in values_and_sizes(
+        side, arrays, dim)) for side in sides)
+    terms = np.maximum(lhs_terms, rhs_terms)
     values = np.maximum(np.abs(lhs), np.abs(rhs))
-    if np.any(terms > UNRESOLVED * np.maximum(values, 1)):
-        raise UnsupportedForSampling(f"terms up to {terms.max():.3g} cancel to values of "
-                                     f"{values.max():.3g}: more than double precision resolves")
+    _resolved(values, terms)
     # the margin's floor is the size of the terms, but never more than 1: terms that cancel
     # may not make an error of 1 look small
     size = np.maximum(values, np.minimum(terms, 1.0))
@@ -467,18 +492,65 @@ def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple
 UNRESOLVED = 1e6  # terms this much larger than the values leave them about 1e-10 of precision
 
 
+def _resolved(values, terms) -> None:
+    """Samples whose terms cancel more than UNRESOLVED-fold (beyond 1) are rounding noise."""
+    values = np.abs(values)
+    if np.any(terms > UNRESOLVED * np.maximum(values, 1)):
+        raise UnsupportedForSampling(f"terms up to {np.max(terms):.3g} cancel to values of "
+                                     f"{np.max(values):.3g}: more than double precision "
+                                     "resolves")
+
+
 def vector_sizes(expr: Expr, arrays: dict, dim: int, index=None):
-    """Samples of the size of the terms a random expression is made of (as algebra.term_size,
-    sample by sample): |a| + |b| for a + b, |a| |b| for a b, the terms of a sum over the
-    coordinates added up, and |value| for anything else."""
+    """Samples of the size of the terms a random expression is made of, in units of the
+    rounding unit (as algebra.term_size, sample by sample): |a| + |b| for a + b, |a| |b| for
+    a b, the terms of a sum over the coordinates added up, for exp, log and powers |f(u)| plus
+    how far f moves when u moves by its own error (10^20 log(1 + z^2 10^-20) is 0 in double
+    precision, from terms of 10^20), and |value| for anything else."""
+    return values_and_sizes(expr, arrays, dim, index)[1]
+
+
+def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
+    """``vector_values`` and ``vector_sizes`` of expr, in one pass over its terms."""
     if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [vector_sizes(a, arrays, dim, index) for a in expr.args]
+        parts = [values_and_sizes(a, arrays, dim, index) for a in expr.args]
         combine = np.add if isinstance(expr, sp.Add) else np.multiply
-        total = parts[0]
-        for part in parts[1:]:
-            total = combine(total, part)
-        return total
+        value, size = parts[0]
+        for part_value, part_size in parts[1:]:
+            value, size = combine(value, part_value), combine(size, part_size)
+        return value, size
     if isinstance(expr, Sum) and index is None and len(expr.limits) == 1 \
             and random_coordinates(expr.function) and expr.limits[0][1:] == (1, dim):
-        return _summed(vector_sizes(expr.function, arrays, dim, expr.limits[0][0]), dim)
-    return np.abs(vector_values(expr, arrays, dim, index))
+        value, size = values_and_sizes(expr.function, arrays, dim, expr.limits[0][0])
+        return _summed(value, dim), _summed(size, dim)
+    if not isinstance(expr, (sp.Pow, *ELEMENTWISE)) or expr.args[0].is_number:
+        value = vector_values(expr, arrays, dim, index)
+        return value, np.abs(value)
+    at, inner_size = values_and_sizes(expr.args[0], arrays, dim, index)
+    value = at ** float(expr.exp) if isinstance(expr, sp.Pow) else ELEMENTWISE[type(expr)](at)
+    with np.errstate(all="ignore"):
+        moved = _moved(expr, at, value, inner_size * EPSILON)
+    return value, np.abs(value) + np.where(np.isnan(moved), np.inf, moved / EPSILON)
+
+
+def _moved(expr: Expr, at: np.ndarray, value: np.ndarray, error: np.ndarray) -> np.ndarray:
+    """How far exp, log or a power of u moves when u = ``at`` (where it has ``value``) moves
+    by ``error``: the slope at the far end of the error times it (e^(u + e) <= e^u e^max(e),
+    1/u at the end nearer 0 for log and negative powers, a pole if that end reaches 0), and
+    for a root u^p, 0 < p < 1, at most error^p."""
+    if isinstance(expr, sp.exp):
+        return np.abs(value) * error * np.exp(np.max(error, initial=0.0))
+    at = np.abs(at)
+    far, near = at + error, at - error
+    if isinstance(expr, sp.log):
+        return np.where(near > 0, error / near, np.inf)
+    power = float(expr.exp)
+    slope_power = int(power - 1) if power.is_integer() else power - 1
+    if power >= 1:
+        return power * far ** slope_power * error
+    if power > 0:
+        return np.minimum(error ** power, power * np.maximum(near, 0) ** slope_power * error)
+    return np.where(near > 0, -power * near ** slope_power * error, np.inf)
+
+
+EPSILON = float(np.finfo(float).eps)

@@ -240,13 +240,19 @@ def _probed_size(x: Expr, variables: list, size_at) -> mpmath.mpf:
 
 
 def _no_pole(x: Expr) -> None:
-    """An integrand with a denominator that may be 0 (1/q, cosh(q)/q, 1/q^2) may have no
-    expectation, though symmetric Gauss rules give it one: undecided."""
+    """An integrand with a denominator that may be 0 (1/q, cosh(q)/q, 1/q^2), or a function
+    not known to be finite wherever the coordinates may be (tan q, sec q, gamma(q)), may have
+    no expectation, though symmetric Gauss rules give it one: undecided."""
     for power in x.atoms(sp.Pow):
         if power.exp.is_negative and random_coordinates(power.base) \
                 and power.base.is_positive is not True:
             raise UnsupportedExpression(f"E[{x}]: {power.base} may be 0, where {power} has a "
                                         "pole: the expectation may not exist")
+    for function in x.atoms(sp.Function):
+        if random_coordinates(function) and function.is_finite is not True:
+            raise UnsupportedExpression(f"E[{x}]: {function} is not known to be finite for "
+                                        "every value of the coordinates (a pole): the "
+                                        "expectation may not exist")
 
 
 PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9

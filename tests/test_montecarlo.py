@@ -47,6 +47,25 @@ def test_claims_checked_together_see_the_samples_they_would_see_alone():
     assert alone[0].estimate == together[0].estimate
 
 
+def test_vectors_built_once_per_chunk_for_every_d_are_those_built_at_each_d(monkeypatch):
+    """A model without shared latents is built once per chunk and read at each d; claims that
+    share S share its samples.  Built afresh at each d, for each claim, the estimates are the
+    same to the last bit; a shared factor ties coordinates together, so it is built per d."""
+    from sdpa_proofs.models import LatentLinearModel
+
+    assert get_model("init-laplace").coordinatewise
+    assert not get_model("shared-factor").coordinatewise
+    claims = [(Eq(E(S), 0), get_model("independent-uniform")),
+              (Eq(Var(S), d * sigma_q**2 * sigma_k**2), get_model("independent-uniform")),
+              (Eq(E(S**2), 0), get_model("correlated-normal")),
+              (Eq(Var(S), 0), get_model("shared-factor"))]
+    dims = {"dims": (64, 100, 512)}  # 100: rows of d that do not fill a chunk
+    once = check_claims(claims, **dims)
+    monkeypatch.setattr(LatentLinearModel, "coordinatewise", property(lambda self: False))
+    per_d = check_claims(claims, **dims)
+    assert [[r.estimate for r in c] for c in once] == [[r.estimate for r in c] for c in per_d]
+
+
 def test_a_model_whose_claim_cannot_be_sampled_leaves_the_others_alone():
     uniform = get_model("independent-uniform")
     results = check_claims([(Eq(E(q[i] * k[i]), 0), uniform),  # a free index: not sampled

@@ -1665,3 +1665,45 @@ def test_a_nested_moment_keeps_its_size_through_a_split_integrand():
                          settings).status == "fail"
     assert numeric_check(Var(10**50 * q[1] * E(a)), 10**100 * sigma_q ** 2, model,
                          settings).passed
+
+
+# ---- found by attacking the checker, round 35 ----------------------------------------------
+
+
+def test_a_function_with_poles_on_the_line_has_no_expectation_by_quadrature():
+    """E[tan q] does not exist under a Laplace law (E|tan q| is infinite), but symmetric Gauss
+    rules give 0, and E|f| at the nodes happened to settle: it passed.  Only negative powers
+    counted as poles; a function SymPy does not know to be finite now counts too."""
+    from sympy import sec, sin, tan
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    model, settings = get_model("independent-laplace"), NumericSettings()
+    for side in (E(tan(q[1])), E(sin(q[1]) * sec(q[1]))):
+        verdict = numeric_check(side, 0, model, settings)
+        assert verdict.status == "undecided" and "pole" in verdict.reason
+    assert numeric_check(E(sin(q[1]) ** 2 + q[1] ** 2), E(sin(q[1]) ** 2) + sigma_q ** 2,
+                         get_model("independent-normal"), settings).passed
+
+
+def test_monte_carlo_weighs_the_rounding_inside_functions():
+    """10^20 log(1 + z^2 10^-20) is 0 in double precision: Monte Carlo passed it as 0, pointwise
+    and as a moment (true values z^2 and sigma_q^2), sizing exp, log and powers by their
+    values alone.  The argument's error now moves the function, and a claim whose samples are
+    rounding noise of their terms is not sampled."""
+    from sympy import Eq, Integer, log
+
+    from sdpa_proofs import E, get_model, q, sigma_q, z
+    from sdpa_proofs.montecarlo import check_claim
+
+    big = Integer(10) ** 20
+    for claim, model in [(Eq(big * log(1 + z[1] ** 2 / big), 0), "gaussian-logits"),
+                         (Eq(E(big * log(1 + q[1] ** 2 / big)), 0), "independent-normal")]:
+        results = check_claim(claim, get_model(model), dims=(64,))
+        assert [r.status for r in results] == ["n/a"]
+        assert "cancel" in results[0].reason
+    # what double precision resolves is still sampled, and a wrong value still fails
+    normal = get_model("independent-normal")
+    assert check_claim(Eq(E(log(1 + q[1] ** 2)), 0), normal, dims=(64,))[0].status == "fail"
+    assert check_claim(Eq(E(q[1] ** 2), sigma_q ** 2), normal, dims=(64,))[0].status == "pass"
