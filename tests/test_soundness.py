@@ -1707,3 +1707,22 @@ def test_monte_carlo_weighs_the_rounding_inside_functions():
     normal = get_model("independent-normal")
     assert check_claim(Eq(E(log(1 + q[1] ** 2)), 0), normal, dims=(64,))[0].status == "fail"
     assert check_claim(Eq(E(q[1] ** 2), sigma_q ** 2), normal, dims=(64,))[0].status == "pass"
+
+
+def test_a_derivative_that_varies_faster_than_the_step_is_not_taken_as_the_steps_slope():
+    """mpmath.diff's step is h = 2^-(prec + 10): 5 sin(pi W v) / (pi W) with W h = 1 vanishes
+    from every central difference, so d/dv (10 v + ...) read 10, and "= 10" passed where the
+    slope is 10 + 5 cos(pi W v).  A numerical derivative now counts only as far as SymPy's
+    derivative confirms it, and with the size of that derivative's terms."""
+    from sympy import Derivative, Integer, cos, pi, sin
+
+    from sdpa_proofs import get_model, q, z
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    w = Integer(2) ** 163
+    for model, v in [(get_model("independent-uniform"), q[1]),
+                     (get_model("uniform-logits"), z[1])]:
+        side = Derivative(10 * v + 5 / (pi * w) * sin(pi * w * v), v)
+        assert numeric_check(side, 10, model, NumericSettings()).status != "pass"
+        assert numeric_check(side, 10 + 5 * cos(pi * w * v), model,
+                             NumericSettings()).status != "fail"
