@@ -48,6 +48,11 @@ class Family:
     def points_for_degree(self, degree: int) -> int:
         return degree // 2 + 1
 
+    def log_density(self, x) -> mpmath.mpf:
+        """log of the standardised law's density at x, for a law on the whole line (a bounded
+        law has no tails to weigh)."""
+        raise NotImplementedError
+
     def sd_from(self, value) -> Expr:
         """The standard deviation of the law whose usual parameter is ``value`` (families are
         parametrised by the standard deviation here): Normal's sigma is its sd, Uniform(-a, a)
@@ -95,6 +100,9 @@ class Normal(Family):
 
     def sample(self, rng, shape, sigma):
         return rng.normal(0.0, sigma, shape)
+
+    def log_density(self, x):
+        return -x * x / 2 - mpmath.log(2 * mpmath.pi) / 2
 
 
 class Uniform(Family):
@@ -151,6 +159,10 @@ class Laplace(Family):
 
     def even_moment(self, n, sigma):
         return sp.factorial(n) * (sigma / sp.sqrt(2)) ** n
+
+    def log_density(self, x):
+        """b = 1 / sqrt(2): e^(-sqrt(2) |x|) / sqrt(2)."""
+        return -mpmath.sqrt(2) * abs(x) - mpmath.log(2) / 2
 
     def rule(self, points, sigma, dps):
         """Exact for polynomials of degree < 2 * points.  Up to MOMENT_RULE_POINTS points, the

@@ -103,6 +103,12 @@ class Model:
         """n draws of every vector at dimension ``dim``: vector -> array of shape (n, dim)."""
         raise NotImplementedError
 
+    def tail_points(self, variables: list[Indexed], point: dict, dps: int) -> list[tuple]:
+        """(log of the density there, values of ``variables``) far out in the tails of the
+        model's law, where an integrand whose terms have not died out has mass no quadrature
+        node sees (see ``tail_probes``); none for a model that does not say."""
+        return []
+
     def iid_reason(self, vectors) -> str | None:
         """None when the tuples (v_i for v in ``vectors``), i = 1, 2, ..., are independent and
         identically distributed, else why that is not known."""
@@ -325,8 +331,23 @@ class LatentLinearModel(Model):
         coordinates loading on it."""
         if degrees is None:
             raise ValueError("non-polynomial integrand")
+        axes = self._axes(variables, degrees)
+        rules = [standard_rule(self._latent[name].family,
+                               self._latent[name].family.points_for_degree(degree), dps)
+                 for name, _, degree in axes]
+        coordinates = self._coordinates(variables, axes, point)
+        return tensor_sum(lambda *latent_values: f(*coordinates(latent_values)), rules)
+
+    def tail_points(self, variables, point, dps):
+        axes = self._axes(variables, dict.fromkeys(variables, 1))
+        families = [self._latent[name].family for name, _, _ in axes]
+        return tail_probes(families, self._coordinates(variables, axes, point), dps)
+
+    def _axes(self, variables: list, degrees: dict) -> list[tuple]:
+        """(latent name, index or None for a shared latent, degree) for each latent value the
+        variables load on, with the degree it enters f with."""
         indices = sorted({v.indices[0] for v in variables}, key=sp.default_sort_key)
-        axes = []  # (latent name, index or None, degree)
+        axes = []
         for name, latent in self._latent.items():
             loading = [v for v in variables if self.loadings[v.base].get(name, 0) != 0]
             if latent.shared:
@@ -335,17 +356,17 @@ class LatentLinearModel(Model):
                 for index in indices:
                     axes.append((name, index, sum(degrees[v] for v in loading
                                                   if v.indices[0] == index)))
-        axes = [axis for axis in axes if axis[2] > 0]
-        rules = [standard_rule(self._latent[name].family,
-                               self._latent[name].family.points_for_degree(degree), dps)
-                 for name, _, degree in axes]
+        return [axis for axis in axes if axis[2] > 0]
+
+    def _coordinates(self, variables: list, axes: list, point: dict):
+        """The variables' values as a function of the latent values along ``axes``."""
         coefficients = {v: ({n: mp_value(sp.sympify(c).xreplace(point))
                              for n, c in self.loadings[v.base].items()},
                             mp_value(sp.sympify(self.mean(v)).xreplace(point)))
                         for v in variables}
         position = {(name, index): n for n, (name, index, _) in enumerate(axes)}
 
-        def on_grid(*latent_values):
+        def at(latent_values) -> list:
             coordinates = []
             for v in variables:
                 loads, mean = coefficients[v]
@@ -356,9 +377,8 @@ class LatentLinearModel(Model):
                     if where is not None:
                         value += c * latent_values[where]
                 coordinates.append(value)
-            return f(*coordinates)
-
-        return tensor_sum(on_grid, rules)
+            return coordinates
+        return at
 
     def sample(self, rng, n, dim, point):
         return self._built(lambda slot, latent, shape: latent.family.sample(rng, shape, 1.0),
@@ -598,25 +618,34 @@ class GaussianMatrixModel(Model):
         standard Gaussians: exact Gauss-Hermite over the two factors and the U_r involved."""
         if degrees is None:
             raise ValueError("non-polynomial integrand")
+        factors, coordinates = self._coordinates(variables, point)
+        total_degree = sum(degrees.values())
+        rules = [standard_rule(NORMAL, NORMAL.points_for_degree(total_degree), dps)
+                 for _ in range(factors)]
+        rules += [standard_rule(NORMAL, NORMAL.points_for_degree(degrees[v]), dps)
+                  for v in variables]
+        return tensor_sum(lambda *values: f(*coordinates(values)), rules)
+
+    def tail_points(self, variables, point, dps):
+        factors, coordinates = self._coordinates(variables, point)
+        return tail_probes([NORMAL] * (factors + len(variables)), coordinates, dps)
+
+    def _coordinates(self, variables: list, point: dict) -> tuple:
+        """How many factors the variables load on, and the variables' values as a function
+        of those factors' values followed by one U_r per variable."""
         dim = int(point[self.dimension])
         loadings, noise, means = self._structure(point, dim)
         rows = [v.indices[0] - 1 + (dim if v.base == k else 0) for v in variables]
         factors = [c for c in range(loadings.cols)  # only the factors the variables load on
                    if any(loadings[r, c] != 0 for r in rows)]
-        total_degree = sum(degrees.values())
-        rules = [standard_rule(NORMAL, NORMAL.points_for_degree(total_degree), dps)
-                 for _ in factors]
-        rules += [standard_rule(NORMAL, NORMAL.points_for_degree(degrees[v]), dps)
-                  for v in variables]
         coefficients = [(mp_value(means[r]), [mp_value(loadings[r, c]) for c in factors],
                          mpmath.sqrt(mp_value(noise[r]))) for r in rows]
 
-        def on_grid(*values):
+        def at(values) -> list:
             shared, local = values[:len(factors)], values[len(factors):]
-            return f(*(m + sum(b * g for b, g in zip(bs, shared)) + s * u
-                       for (m, bs, s), u in zip(coefficients, local)))
-
-        return tensor_sum(on_grid, rules)
+            return [m + sum(b * g for b, g in zip(bs, shared)) + s * u
+                    for (m, bs, s), u in zip(coefficients, local)]
+        return len(factors), at
 
     def sample(self, rng, n, dim, point):
         # via lists: SymPy 1.12's Matrix.__array__ predates NumPy 2's copy keyword
@@ -626,6 +655,42 @@ class GaussianMatrixModel(Model):
         values = means + factors @ loadings.T + np.sqrt(noise) * rng.normal(size=(n, 2 * dim))
         return {k: values[:, dim:]} if self.given_query else {q: values[:, :dim],
                                                               k: values[:, dim:]}
+
+
+def tail_probes(families: list, coordinates, dps: int) -> list[tuple]:
+    """Points far out in the tails of independent latents of ``families`` (one per axis; a
+    bounded law has no tails and stays at 0): each latent alone at +-u, and all together
+    with equal and with alternating signs, for u from where its density has fallen below
+    10^-(2 dps + 10) (past the nodes of the rules used, and far enough that e^(a u) of a
+    moment generating function has died out with the density), and 8 and 64 times that.
+    With each point the log of the latents' density there, and the variables' values
+    (``coordinates`` of the latent values).  An integrand whose terms, weighted so, have not
+    died out there has mass where no rule's nodes are (e^(c q^2) against a Gaussian, c just
+    below 1/2: its E is 2^160, the nodes see 10^3)."""
+    tails = [axis for axis, family in enumerate(families) if family.end is None]
+    starts = {axis: _tail_start(families[axis], dps) for axis in tails}
+    placements = [[(axis, sign)] for axis in tails for sign in (1, -1)]
+    if len(tails) > 1:
+        placements += [[(axis, sign * (-1) ** (j * alternate)) for j, axis in enumerate(tails)]
+                       for sign in (1, -1) for alternate in (0, 1)]
+    probes = []
+    for times in (1, 8, 64):
+        for placement in placements:
+            values = [mpmath.mpf(0)] * len(families)
+            for axis, sign in placement:
+                values[axis] = sign * times * starts[axis]
+            log_weight = mpmath.fsum(families[axis].log_density(values[axis])
+                                     for axis, _ in placement)
+            probes.append((log_weight, coordinates(values)))
+    return probes
+
+
+def _tail_start(family, dps: int) -> mpmath.mpf:
+    """The first power of 2 where the family's density is below 10^-(2 dps + 10)."""
+    floor, reach = -(2 * dps + 10) * mpmath.log(10), mpmath.mpf(1)
+    while family.log_density(reach) > floor:
+        reach *= 2
+    return reach
 
 
 def tensor_sum(f, rules: list[list]) -> tuple:

@@ -185,10 +185,29 @@ class _Evaluation:
             if previous is not None \
                     and abs(value - previous[0]) <= wanted * max(magnitude, inside) \
                     and abs(magnitude - previous[1]) <= MAGNITUDE_SETTLED * magnitude:
+                self._tails_die_out(x, variables, wanted * max(magnitude, inside))
                 return value, magnitude
             previous = value, magnitude
         raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
                                     f"quadrature did not converge within {MAX_GRID} points")
+
+    def _tails_die_out(self, x: Expr, variables: list, limit: mpmath.mpf) -> None:
+        """Rules that agree prove nothing about mass beyond their nodes: the size of x's terms
+        times the density, far out in the tails of the model's law (``tail_points``), must lie
+        below ``limit``, what the rules were allowed to disagree by."""
+        for log_weight, values in self.model.tail_points(variables, self.point, self.dps):
+            at = dict(zip(variables, values, strict=True))
+            try:
+                size = self._size_at(x, at)
+            except (ArithmeticError, ValueError, UnsupportedExpression) as error:
+                raise UnsupportedExpression(f"E[{x}]: its terms could not be sized in the "
+                                            f"tails of the law ({error})") from error
+            if size and mpmath.log(size) + log_weight > mpmath.log(limit):
+                where = ", ".join(f"{v} = {mpmath.nstr(value, 5)}" for v, value in at.items())
+                raise UnsupportedExpression(
+                    f"E[{x}]: its terms do not die out in the tails of the law (at {where} "
+                    f"they weigh 10^{int(mpmath.log10(size) + log_weight / mpmath.log(10))}, "
+                    "beyond every quadrature node): the rules cannot see where its mass lies")
 
 
 # Integrands on which Gauss rules converge to nothing reliable: two rules can agree while a jump
@@ -594,7 +613,24 @@ def _in_mpmath(expr: Expr, arguments: list):
 
 _COMBINE = {sp.Add: lambda *a: mpmath.fsum(a), sp.Mul: lambda *a: mpmath.fprod(a),
             sp.Pow: lambda base, exponent: base ** exponent}
-_IN_MPMATH = {sp.exp: mpmath.exp, sp.log: mpmath.log, sp.sin: mpmath.sin, sp.cos: mpmath.cos,
+
+
+def _within_reach(function, extra_bits: int, exact_bits: bool):
+    """``function``, refusing an argument beyond 2^(extra_bits), plus the working precision
+    with ``exact_bits``: sin of 10^(10^9) needs pi to a billion digits, exp of it a number
+    with a billion-digit exponent; neither says anything a check could use."""
+    def guarded(x):
+        if mpmath.isfinite(x) and mpmath.mag(x) > extra_bits + (mpmath.mp.prec if exact_bits
+                                                                  else 0):
+            raise UnsupportedExpression(f"{function.__name__} of {mpmath.nstr(x, 5)}: beyond "
+                                        "what can be evaluated to any use")
+        return function(x)
+    return guarded
+
+
+_IN_MPMATH = {sp.exp: _within_reach(mpmath.exp, 64, False), sp.log: mpmath.log,
+              sp.sin: _within_reach(mpmath.sin, 64, True),
+              sp.cos: _within_reach(mpmath.cos, 64, True),
               sp.tanh: mpmath.tanh, sp.Abs: abs, sp.Max: max, sp.Min: min}
 
 
@@ -633,6 +669,8 @@ def _node_value(node: Expr, values: dict, value_of) -> mpmath.mpf:
     if function is not None:
         try:
             value = function(*(value_of(a) for a in node.args))
+        except UnsupportedExpression:
+            raise  # beyond evaluation: SymPy would not get further, only take longer
         except (ArithmeticError, TypeError, ValueError):
             value = None
         if isinstance(value, mpmath.mpf) and mpmath.isfinite(value):

@@ -1726,3 +1726,24 @@ def test_a_derivative_that_varies_faster_than_the_step_is_not_taken_as_the_steps
         assert numeric_check(side, 10, model, NumericSettings()).status != "pass"
         assert numeric_check(side, 10 + 5 * cos(pi * w * v), model,
                              NumericSettings()).status != "fail"
+
+
+def test_an_integrand_whose_mass_lies_beyond_every_node_is_undecided():
+    """e^(c q^2 / (2 sigma^2)), c = 1 - 2^-320, has E = 2^160 against N(0, sigma^2), all of it
+    far beyond the nodes; times log(1 + (2 + sin q) 2^-160), which rounds to 0 at every node,
+    every rule gave 0 and E[. + 10^4] = 10^4 passed (true: about 10^4 + 2).  The size of the
+    terms times the density, far out in the tails, now has to be negligible."""
+    from sympy import Rational, exp, log, sin
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    model, settings = get_model("independent-normal"), NumericSettings()
+    assert model.parameter_points[1][sigma_q] == Rational(11, 5)  # where A has c just below 1
+    heavy = exp((1 - Rational(1, 2**320)) * q[1] ** 2 * Rational(25, 242))
+    rounded = log(1 + (2 + sin(q[1])) / 2**160)
+    verdict = numeric_check(E(heavy * rounded + 10**4), 10**4, model, settings)
+    assert verdict.status == "undecided" and "tails" in verdict.reason
+    # light tails still converge and pass: E[e^q] = e^(sigma^2 / 2)
+    assert numeric_check(E(exp(q[1])), exp(sigma_q ** 2 / 2), model, settings).passed
+    assert numeric_check(E(exp(q[1])), exp(sigma_q ** 2 / 3), model, settings).status == "fail"
