@@ -257,6 +257,9 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
         return mpmath.fsum(sizes) if isinstance(expr, Add) else mpmath.fprod(sizes)
     value = value_of(expr)
     size = abs(value)
+    if isinstance(expr, (sp.Max, sp.Min)):  # off by at most the most any argument is off by
+        return max(size, *(term_size(a, value_of, special, apply, exact_rationals)
+                           for a in expr.args))
     if isinstance(expr, (sp.Pow, sp.Function)):
         unit = mpmath.mpf(10) ** -mpmath.mp.dps
         at = [value_of(a) for a in expr.args]
@@ -276,6 +279,8 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
                 if not slope:
                     raise
                 moved = 0
+            if isinstance(expr, (sp.sin, sp.cos)):  # between u +- error it may go anywhere
+                moved = max(moved, min(2, error))   # its slope of at most 1 takes it
             size += max(slope * error, moved) / unit
     return size
 
@@ -284,11 +289,14 @@ def _held_exactly(argument: Expr, exact_rationals: bool) -> bool:
     """Whether an argument is not rounded: an index, or a rational number where rationals are
     exact, and otherwise one whose denominator is a power of 2 and whose numerator fits the
     working precision.  A number is asked what it is, not SymPy's assumptions about it,
-    which hold sin(log(1 + 10^-19)) an integer."""
+    which hold sin(log(1 + 10^-19)) an integer; an integer-valued function of rounded values
+    (sign(u), floor(u)) is as rounded as they are."""
     if argument.is_Rational:
         return exact_rationals or (argument.q & (argument.q - 1) == 0
                                    and abs(argument.p).bit_length() <= mpmath.mp.prec)
-    return not argument.is_number and bool(argument.is_integer)
+    return not argument.is_number and bool(argument.is_integer) \
+        and all(isinstance(x, Symbol) and x.is_integer for x in argument.free_symbols) \
+        and not argument.atoms(sp.Indexed)
 
 
 def _slope(expr: Expr, n: int, value_of) -> mpmath.mpf | None:

@@ -94,6 +94,8 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
             result = result + part if isinstance(expr, sp.Add) else result * part
         return result
     if isinstance(expr, sp.Pow):
+        if not expr.exp.is_number:
+            raise UnsupportedForSampling(f"a random exponent: {expr}")
         return vector_values(expr.base, arrays, dim, index) ** float(expr.exp)
     if isinstance(expr, tuple(ELEMENTWISE)):
         return ELEMENTWISE[type(expr)](vector_values(expr.args[0], arrays, dim, index))
@@ -519,10 +521,20 @@ def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
         for part_value, part_size in parts[1:]:
             value, size = combine(value, part_value), combine(size, part_size)
         return value, size
-    if isinstance(expr, Sum) and index is None and len(expr.limits) == 1 \
+    if isinstance(expr, (Sum, MaxOver)) and len(expr.limits) == 1 \
             and random_coordinates(expr.function) and expr.limits[0][1:] == (1, dim):
+        if index is not None:  # a sum free of the outer index, as vector_values takes it
+            if expr.has(index):
+                raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
+            value, size = values_and_sizes(expr, arrays, dim)
+            return np.asarray(value)[..., None], np.asarray(size)[..., None]
         value, size = values_and_sizes(expr.function, arrays, dim, expr.limits[0][0])
+        if isinstance(expr, MaxOver):  # off by at most the most any term is off by
+            return (value, size) if np.ndim(value) == 0 else (value.max(axis=-1),
+                                                               size.max(axis=-1))
         return _summed(value, dim), _summed(size, dim)
+    if isinstance(expr, sp.Pow) and not expr.exp.is_number:
+        raise UnsupportedForSampling(f"a random exponent: {expr}")
     if not isinstance(expr, (sp.Pow, *ELEMENTWISE)) or expr.args[0].is_number:
         value = vector_values(expr, arrays, dim, index)
         return value, np.abs(value)

@@ -185,11 +185,27 @@ class _Evaluation:
             if previous is not None \
                     and abs(value - previous[0]) <= wanted * max(magnitude, inside) \
                     and abs(magnitude - previous[1]) <= MAGNITUDE_SETTLED * magnitude:
+                if not magnitude:  # rounding may have taken all of it: weigh its terms
+                    magnitude = self._sized_at_nodes(x, variables)
                 self._tails_die_out(x, variables, wanted * max(magnitude, inside))
                 return value, magnitude
             previous = value, magnitude
         raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
                                     f"quadrature did not converge within {MAX_GRID} points")
+
+    def _sized_at_nodes(self, x: Expr, variables: list) -> mpmath.mpf:
+        """E[size of x's terms] by the first rule, for an integrand that is 0 at every node
+        though not 0 as written (10^50 e^(-(q + 5/2)^4) log(1 + (1 + q^2) 10^-50)): the
+        probes may lie where its terms are small, the nodes cannot, and the size makes the
+        check evaluate it again with the digits to see it."""
+        degree = CONVERGENCE_DEGREES[0]
+        if (degree // 2 + 1) ** len(variables) > MAX_SIZED_NODES:
+            raise UnsupportedExpression(f"E[{x}]: it is 0 at every node though not 0 as "
+                                        "written, and too many nodes to weigh its terms at")
+        sized, _ = self.model.integrate(
+            lambda *values: self._size_at(x, dict(zip(variables, values, strict=True))),
+            variables, dict.fromkeys(variables, degree), self.point, self.dps)
+        return sized
 
     def _tails_die_out(self, x: Expr, variables: list, limit: mpmath.mpf) -> None:
         """Rules that agree prove nothing about mass beyond their nodes: the size of x's terms
@@ -220,6 +236,7 @@ MAX_TERMS = 5000
 CONVERGENCE_DEGREES = (30, 62, 126, 254)  # 16, 32, 64, 128 points per latent
 MAX_GRID = 20_000
 CONVERGED_GUARD = 10  # digits of the working precision that two quadratures may disagree on
+MAX_SIZED_NODES = 4096  # the most nodes at which an integrand's terms are sized
 
 
 def _limits_as_expectations(expr: Expr, model: Model, settings: NumericSettings) -> Expr:
