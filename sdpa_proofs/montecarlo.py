@@ -533,9 +533,8 @@ def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
             return (value, size) if np.ndim(value) == 0 else (value.max(axis=-1),
                                                                size.max(axis=-1))
         return _summed(value, dim), _summed(size, dim)
-    if isinstance(expr, sp.Pow) and not expr.exp.is_number:
-        raise UnsupportedForSampling(f"a random exponent: {expr}")
-    if not isinstance(expr, (sp.Pow, *ELEMENTWISE)) or expr.args[0].is_number:
+    if not isinstance(expr, (sp.Pow, *ELEMENTWISE)) or expr.args[0].is_number \
+            or isinstance(expr, sp.Pow) and not expr.exp.is_number:  # vector_values refuses
         value = vector_values(expr, arrays, dim, index)
         return value, np.abs(value)
     at, inner_size = values_and_sizes(expr.args[0], arrays, dim, index)

@@ -713,6 +713,7 @@ def _derivative_value(node: Derivative, values: dict, value_of) -> mpmath.mpf:
         raise UnsupportedExpression(f"{show(node)}: SymPy cannot take this derivative, so the "
                                     "numerical one has nothing to be held against")
     other, noise = value_of(symbolic), mpmath.mpf(10) ** (NOISE_DIGITS - mpmath.mp.dps)
+    # the size is sought only where the values differ beyond their own noise
     if abs(value - other) > noise * abs(value) and abs(value - other) > noise * max(
             abs(value), pointwise_size(node, values)):
         raise UnsupportedExpression(
