@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 from pathlib import Path
 
+from .allocator import keep_freed_memory
 from .budget import time_budget
 from .distributions import GAUSS_RULES
 from .errors import BadInput, BudgetExceeded
@@ -388,6 +389,7 @@ def _sample_sealed(items: list[tuple], keys: set, settings: VerifySettings,
                    extend: Callable) -> bytes:
     """In a sampler: Monte Carlo for the claims it was given (file, derivation, model
     position), equal models taken as one so that their samples are drawn once."""
+    keep_freed_memory()  # its arrays are allocated and freed thousands of times
     found, pairs, same = [], [], {}
     for path, n, item in items:
         for position, claim, model in claims_to_sample(item, settings):
