@@ -171,7 +171,8 @@ def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 20
     per-coordinate draws serve each d in the shape (rows, d): the estimates at different d
     share random numbers, each from samples independent among themselves, as one d's check
     needs.  A model whose sampler fails fails its own claims only."""
-    plans = [_plan(claim, model, seed, dims) for claim, model in claims]
+    plans = _in_order(claims, lambda pair: _plan(*pair, seed, dims),
+                      key=lambda pair: (id(pair[1]), pair[0].has(Lim)))
     models = list({id(model): model for _, model in claims}.values())
     sizes = {dim: samples_for(dim, budget) for dim in dims}
     rows = {dim: max(1, CHUNK_COORDINATES // dim) for dim in dims}
@@ -194,6 +195,16 @@ def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 20
         for plan in started[dim]:
             plan.finish(dim)
     return [plan.results if isinstance(plan, _Plan) else plan for plan in plans]
+
+
+def _in_order(items: list, work, key) -> list:
+    """``[work(item) for item in items]``, worked in the order of ``key``: the limit and
+    pointwise checks of one model one after another, so that its samples, drawn whole, are
+    drawn once for all of them (draw_samples keeps one model's)."""
+    done = {}
+    for n in sorted(range(len(items)), key=lambda n: key(items[n])):
+        done[n] = work(items[n])
+    return [done[n] for n in range(len(items))]
 
 
 def _add_chunk(plans: list[_Plan], model: Model, source: _Draws, rows: int, dim: int,

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from sources import GOOD, write
 from sympy import Eq, Sum
+from sympy import exp as sp_exp
+from sympy import log as sp_log
 
 from sdpa_proofs import E, Var, d, get_model, i, k, q, rho, sigma_k, sigma_q
 from sdpa_proofs.distributions import FAMILIES
@@ -181,3 +183,28 @@ def test_a_moment_beside_the_coordinates_is_not_sampled_rather_than_a_crash():
                MaxOver(z[l], (l, 1, n)) + n * s ** 2)
     (result,) = check_claim(claim, get_model("gaussian-logits"), dims=(8,))
     assert result.status == "n/a" and "a moment beside the coordinates" in result.reason
+
+
+def test_claims_worked_out_of_order_come_back_in_the_order_given():
+    """check_claims works a model's limit and pointwise claims one after another (they share
+    samples drawn whole), but each result must stay with its claim: the same results as each
+    claim alone.  Theory: lim_n n sum e^{2z}/(sum e^z)^2 = e^{s^2} (collision limit), and
+    log sum e^z >= max z at every point (the largest term alone), with equality nowhere."""
+    from sdpa_proofs import Lim, MaxOver, l, n, s, z
+
+    logits = get_model("gaussian-logits")
+    weights = Sum(sp_exp(z[i]), (i, 1, n))
+    collision = n * Sum(sp_exp(2 * z[i]), (i, 1, n)) / weights**2
+    largest = MaxOver(z[l], (l, 1, n))
+    claims = [(Eq(Lim(collision, n), sp_exp(s**2)), logits),
+              (Eq(Var(S), d * sigma_q**2 * sigma_k**2), get_model("independent-normal")),
+              (sp_log(weights) <= largest, logits),  # wrong way round
+              (Eq(Lim(collision, n), 1), logits),  # wrong: the limit of a uniform softmax
+              (sp_log(weights) >= largest, logits)]
+    dims = {"dims": (64, 512)}
+    together = check_claims(claims, **dims)
+    alone = [check_claim(claim, model, **dims) for claim, model in claims]
+    assert statuses(together) == [["pass"] * 2, ["pass"] * 2, ["fail"] * 2, ["fail"] * 2,
+                                  ["pass"] * 2]
+    assert [[r.estimate for r in c] for c in together] == [[r.estimate for r in c]
+                                                           for c in alone]
