@@ -16,6 +16,7 @@ the toolkit already.
 from __future__ import annotations
 
 import faulthandler
+import gc
 import json
 import multiprocessing
 import os
@@ -103,7 +104,11 @@ def run_tasks(tasks: list[_Task], jobs: int | None = None) -> None:
             receiver, sender = _FORK.Pipe(duplex=False)
             process = _FORK.Process(target=_child, daemon=True,
                                     args=(sender, task.target, task.args, task.memory))
-            process.start()
+            gc.freeze()  # the parent's objects stay out of the child's collections, which
+            try:         # would copy every page they touch
+                process.start()
+            finally:
+                gc.unfreeze()  # and in the parent's: frozen objects are never freed
             sender.close()
             deadline = None if task.seconds is None else time.monotonic() + task.seconds
             running[receiver] = (task, process, deadline)

@@ -67,3 +67,19 @@ def test_checks_at_45_and_48_digits_share_one_rule():
     NORMAL.rule(5, mpmath.mpf(1), 45)
     NORMAL.rule(5, mpmath.mpf(1), 48)
     assert len([key for key in GAUSS_RULES if key[:2] == (5, "hermite")]) == 1
+
+
+def test_workers_start_with_the_parents_objects_frozen_and_the_parent_frees_its_own():
+    """gc.freeze() keeps the child's collector off the parent's objects (fewer copied pages);
+    the parent must unfreeze at once, or nothing it allocated before would ever be freed."""
+    import gc
+    import pickle
+
+    from sdpa_proofs.isolation import _Task, run_tasks
+
+    seen = []
+    task = _Task("frozen?", lambda extend: pickle.dumps(gc.get_freeze_count()), (), 30,
+                 lambda payload, reason: seen.append(pickle.loads(payload)) or [])
+    run_tasks([task], 1)
+    assert seen and seen[0] > 0  # the child inherited the frozen objects
+    assert gc.get_freeze_count() == 0
