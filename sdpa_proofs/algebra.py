@@ -272,7 +272,13 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
             # the larger of first order and how far f really moves: u^2 at a u that rounded
             # to 0 moves by u's error squared, sqrt at 0 by its root, cos at a u of 10^-61
             # with an error of 3 by 2, all with a slope of about 0
-            slope = _slope(expr, n, value_of) or 0
+            slope = _slope(expr, n, value_of)
+            if partial_derivative(expr, n) is None and not isinstance(expr, MONOTONE):
+                # two points bound how far f moves only where it is monotone: frac(u) at a
+                # u that rounded to an integer is 0 at u +- error and anywhere in between
+                raise UnsupportedExpression(f"{expr}: how far it moves when its argument "
+                                            "is off by its rounding is not known")
+            slope = slope or 0
             try:
                 moved = _moved(expr, n, at, error, value, value_of, apply)
             except ValueError:
@@ -283,6 +289,9 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
                 moved = max(moved, min(2, error))   # its slope of at most 1 takes it
             size += max(slope * error, moved) / unit
     return size
+
+
+MONOTONE = (sp.floor, sp.ceiling)  # no derivative, but monotone: moved most at the ends
 
 
 def _held_exactly(argument: Expr, exact_rationals: bool) -> bool:

@@ -71,9 +71,8 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         if index is not None or len(expr.limits) != 1:
             raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
         (bound, lower, upper), = expr.limits
-        if not random_coordinates(expr.function) and not expr.has(*MOMENT_FUNCTIONS) \
-                and lower.is_Integer and upper.is_Integer:
-            return _over_range(expr, bound, int(lower), int(upper))
+        if _over_a_range(expr):
+            return _over_range(expr)[0]
         if lower != 1 or not upper.is_Integer or int(upper) != dim:
             raise UnsupportedForSampling(f"sum limits of {expr}")
         if isinstance(expr, Sum) and isinstance(expr.function, sp.Mul) \
@@ -99,9 +98,22 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         return vector_values(expr.base, arrays, dim, index) ** float(expr.exp)
     if isinstance(expr, tuple(ELEMENTWISE)):
         return ELEMENTWISE[type(expr)](vector_values(expr.args[0], arrays, dim, index))
+    if isinstance(expr, sp.Symbol) and expr in arrays:  # a bound index, a moment's estimates
+        return arrays[expr]
     if expr.is_number:
-        return float(expr)
+        return as_double(expr)
     raise UnsupportedForSampling(f"cannot sample {expr}")
+
+
+def as_double(number: Expr) -> float:
+    """A number as the nearest double, by SymPy's evalf, which raises the precision until it
+    knows the digits asked for (10^17 e^(10^-17) - 10^17 is 1; in doubles it is 0, and
+    float() of it at 10^200 gives 10^78); refused where that precision runs out."""
+    try:
+        return float(number.evalf(17, strict=True))
+    except (sp.core.evalf.PrecisionExhausted, TypeError, ValueError) as error:
+        raise UnsupportedForSampling(f"cannot evaluate {number} to double precision") \
+            from error
 
 
 def _summed(values, dim: int):
@@ -112,16 +124,27 @@ def _summed(values, dim: int):
     return values[..., 0] * dim if np.shape(values)[-1] == 1 else values.sum(axis=-1)
 
 
-def _over_range(expr: Sum | MaxOver, bound, lower: int, upper: int) -> float:
-    """A sum or maximum of a function of its index alone, such as max_t g(t) over t = 0..n."""
-    try:
-        values = np.broadcast_to(sp.lambdify(bound, expr.function, "numpy")(
-            np.arange(lower, upper + 1, dtype=float)), (upper + 1 - lower,))
-    except (TypeError, NameError) as error:
-        raise UnsupportedForSampling(f"cannot evaluate {expr}: {error}") from error
-    if not len(values):
+def _over_a_range(expr: Expr) -> bool:
+    """A sum or maximum of a function of its index alone, over integer limits."""
+    if not isinstance(expr, (Sum, MaxOver)) or len(expr.limits) != 1:
+        return False
+    _, lower, upper = expr.limits[0]
+    return not random_coordinates(expr.function) and not expr.has(*MOMENT_FUNCTIONS) \
+        and lower.is_Integer and upper.is_Integer
+
+
+def _over_range(expr: Sum | MaxOver) -> tuple[float, float]:
+    """A sum or maximum of a function of its index alone, such as max_t g(t) over t = 0..n,
+    and the size of its terms (sum_t ((-1)^t 10^17 + t) is 3, 0 in doubles)."""
+    (bound, lower, upper), = expr.limits
+    span = np.arange(int(lower), int(upper) + 1, dtype=float)
+    if not len(span):
         raise UnsupportedForSampling(f"empty range in {expr}")
-    return float(values.max() if isinstance(expr, MaxOver) else values.sum())
+    values, sizes = (np.broadcast_to(x, span.shape)
+                     for x in values_and_sizes(expr.function, {bound: span}, 1))
+    if isinstance(expr, MaxOver):
+        return float(values.max()), float(sizes.max())
+    return float(values.sum()), float(sizes.sum())
 
 
 def _as_samples(values, n: int) -> np.ndarray:
@@ -298,9 +321,8 @@ class _Plan:
     def __init__(self, claim: Eq, atoms: list, model: Model):
         self.claim, self.atoms, self.model = claim, atoms, model
         point = model.parameter_points[0]
-        stand_ins = [sp.Dummy(f"moment{n}") for n in range(len(atoms))]
-        self.sides = [sp.lambdify([model.dimension, *stand_ins],
-                                  side.xreplace(dict(zip(atoms, stand_ins))).xreplace(point))
+        self.stand_ins = [sp.Dummy(f"moment{n}") for n in range(len(atoms))]
+        self.sides = [side.xreplace(dict(zip(atoms, self.stand_ins))).xreplace(point)
                       for side in (claim.lhs, claim.rhs)]
         self.results: list[MonteCarloResult] = []
         self.runs: dict = {}  # d -> (n, the atoms' arguments at d, their samples)
@@ -345,12 +367,54 @@ class _Plan:
         if self.done:
             return
         n, _, values = self.runs.pop(dim)
-        batches = np.array([[side(dim, *(_statistic(a, v, slice(b, None, BATCHES))
-                                         for a, v in zip(self.atoms, values)))
-                             for side in self.sides] for b in range(BATCHES)], dtype=float)
-        self.results.append(replace(_compare(dim, n, batches[:, 0], batches[:, 1],
-                                             self.claim.rel_op),
+        effective = min((_effective_samples(a, v) for a, v in zip(self.atoms, values)),
+                        key=lambda pair: pair[0])
+        if effective[0] < MIN_EFFECTIVE_SAMPLES:
+            self.results.append(MonteCarloResult(
+                dim, n, *[float("nan")] * 4, NOT_APPLICABLE,
+                f"not judged: the samples of {effective[1]} are dominated by a few draws "
+                f"(effective sample size {effective[0]:.0f} of {n}): heavy tails, where a "
+                "standard error means nothing", str(self.model.dimension)))
+            return
+        statistics = {stand_in: np.array([_statistic(a, v, slice(b, None, BATCHES))
+                                          for b in range(BATCHES)])
+                      for stand_in, a, v in zip(self.stand_ins, self.atoms, values)}
+        try:
+            lhs, rhs = (self._side(side, statistics, dim) for side in self.sides)
+        except UnsupportedForSampling as error:
+            self.results.append(MonteCarloResult(dim, n, *[float("nan")] * 4, NOT_APPLICABLE,
+                                                 f"not judged: {error}",
+                                                 str(self.model.dimension)))
+            return
+        self.results.append(replace(_compare(dim, n, lhs, rhs, self.claim.rel_op),
                                     dimension=str(self.model.dimension)))
+
+    def _side(self, side: Expr, statistics: dict, dim: int) -> np.ndarray:
+        """A side at each batch's estimates, in doubles whose rounding is weighed: the
+        formula around the moments may cancel (10^17 e^(E[q^2] 10^-17) - 10^17)."""
+        values, sizes = (_as_samples(x, BATCHES) for x in values_and_sizes(
+            side.xreplace({self.model.dimension: sp.Integer(dim)}), statistics, dim))
+        _resolved(values, sizes)
+        return values
+
+
+def _effective_samples(atom: Expr, values: list[np.ndarray]) -> tuple[float, Expr]:
+    """Kish's effective sample size (sum |w|)^2 / sum w^2 of what the moment averages (w = x for
+    E[x], (x - mean)^2 for Var and sd, the centred product for Cov), with the moment: n for
+    equal weights, near 1 where one draw outweighs the rest (q^20 under a Gaussian), and
+    there batch means are not near normal, so their spread is no standard error."""
+    first = values[0]
+    if isinstance(atom, E):
+        weights = np.abs(first)
+    elif isinstance(atom, Cov):
+        weights = np.abs((first - first.mean()) * (values[1] - values[1].mean()))
+    else:
+        weights = (first - first.mean()) ** 2
+    square = float(np.dot(weights, weights))
+    return (float(weights.sum()) ** 2 / square if square else float("inf")), atom
+
+
+MIN_EFFECTIVE_SAMPLES = 100  # 5 a batch; the catalogue's claims have at least 270
 
 
 def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:
@@ -525,6 +589,11 @@ def vector_sizes(expr: Expr, arrays: dict, dim: int, index=None):
 
 def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
     """``vector_values`` and ``vector_sizes`` of expr, in one pass over its terms."""
+    if expr.is_number:
+        value = as_double(expr)
+        return value, abs(value)
+    if _over_a_range(expr):
+        return _over_range(expr)
     if isinstance(expr, (sp.Add, sp.Mul)):
         parts = [values_and_sizes(a, arrays, dim, index) for a in expr.args]
         combine = np.add if isinstance(expr, sp.Add) else np.multiply

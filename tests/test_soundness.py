@@ -1846,16 +1846,23 @@ def test_an_integer_valued_function_of_rounded_values_is_rounded_too():
 def test_an_integrand_that_is_0_at_every_node_is_not_taken_for_0():
     """A bump of height 10^50 away from the probes, times log(1 + (1 + v^2) 10^-50), is 0 at
     every node at 45 digits: E[f + 1] = 1 passed (it is about 1.07, by mpmath.quad).  Its
-    terms are now sized at the nodes, and with the digits to see it the rules do not agree."""
+    terms are now sized at the nodes, and with the digits to see it the rules do not agree.
+    In three coordinates (bumps in k_1 and q_2 too) only one rule fits in the grid: undecided
+    before any size is needed."""
     from sympy import Integer, Rational, exp, log
 
-    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs import E, get_model, k, q, sigma_k, sigma_q
     from sdpa_proofs.numeric import NumericSettings, numeric_check
 
+    def bump(v):
+        return exp(-((v + Rational(5, 2)) / Rational(3, 10)) ** 4)
+
     big, v = Integer(10) ** 50, q[1] / sigma_q
-    f = big * exp(-((v + Rational(5, 2)) / Rational(3, 10)) ** 4) * log(1 + (1 + v**2) / big)
-    verdict = numeric_check(E(f + 1), 1, get_model("independent-normal"), NumericSettings())
-    assert verdict.status != "pass"
+    f = big * bump(v) * log(1 + (1 + v**2) / big)
+    model = get_model("independent-normal")
+    for integrand in (f, f * bump(k[1] / sigma_k) * bump(q[2] / sigma_q)):
+        verdict = numeric_check(E(integrand + 1), 1, model, NumericSettings())
+        assert verdict.status != "pass"
 
 
 def test_monte_carlo_sizes_a_sum_inside_a_summand_and_refuses_random_exponents():
@@ -1874,3 +1881,115 @@ def test_monte_carlo_sizes_a_sum_inside_a_summand_and_refuses_random_exponents()
                          (Eq(E(Sum(q[i] ** 2 * inner_q, (i, 1, d))), 0), normal),
                          (Eq(E(2 ** q[1]), 1), normal)]:
         assert [r.status for r in check_claim(claim, model, dims=(64,))] == ["n/a"]
+
+
+# ---- found by attacking the checker, round 37 ----------------------------------------------
+
+def test_rounding_in_a_polynomials_coefficient_is_weighed_where_its_mass_lies():
+    """E[q^200 (tanh(e^delta - 1) + eps)] = eps E[q^200], delta = 5 10^-47, eps = 10^-70,
+    passed under Laplace: e^delta - 1 is 0 at 45 digits, and the probes (|q| <= 9) saw none of
+    q^200, whose mass lies near |q| = 60.  The sides differ 5 10^23-fold (mpmath, 150
+    digits).  A number times a monomial is now c E[m], sized size(c) E|m|."""
+    import mpmath
+    from sympy import Integer, exp, tanh
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    lost, eps = tanh(exp(5 * Integer(10) ** -47) - 1), Integer(10) ** -70
+    with mpmath.workdps(150):
+        ratio = (mpmath.tanh(mpmath.exp(5 * mpmath.mpf(10) ** -47) - 1) + mpmath.mpf(10) ** -70) \
+            / mpmath.mpf(10) ** -70
+    assert ratio > 10**23
+    model, settings = get_model("independent-laplace"), NumericSettings()
+    side = E(q[1] ** 200 * (lost + eps))
+    assert numeric_check(side, eps * E(q[1] ** 200), model, settings).status == "fail"
+    assert numeric_check(side, (lost + eps) * E(q[1] ** 200), model, settings).passed
+
+
+def test_monte_carlo_weighs_the_rounding_around_its_samples():
+    """Monte Carlo computed what lies around the samples in doubles, unweighed: a sum of
+    numbers, sum_{t=1}^{2} ((-1)^t 10^17 + t) = 3, was 0, and exp(10^17 e^(10^-17) - 10^17)
+    = e (its exponent is 1 + 5 10^-18) was 1, so E[q^2] = sigma^2 times it passed.  Numbers
+    now come from SymPy's evalf, which raises its precision until it knows them, and the
+    formula around the moments is sized: where it cancels beyond doubles, n/a."""
+    from sympy import E as e
+    from sympy import Eq, Integer, Sum, Symbol, exp
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.montecarlo import check_claim
+
+    t, big = Symbol("t", integer=True), Integer(10) ** 17
+    numbers = Sum((-1) ** t * big + t, (t, 1, 2))
+    assert numbers.doit() == 3
+    near_e = exp(big * exp(1 / big) - big)
+    normal, dims = get_model("independent-normal"), {"dims": (64,)}
+
+    def status(lhs, rhs):
+        return [r.status for r in check_claim(Eq(lhs, rhs, evaluate=False), normal, **dims)]
+
+    assert status(q[1] + numbers, q[1]) == ["fail"]
+    assert status(q[1] + numbers, q[1] + 3) == ["pass"]
+    assert status(E(q[1] ** 2), sigma_q**2 * near_e) == ["fail"]
+    assert status(E(q[1] ** 2) * near_e, e * sigma_q**2) == ["pass"]
+    assert status(big * exp(E(q[1] ** 2) / big) - big, sigma_q**2) == ["n/a"]
+
+
+def test_monte_carlo_does_not_judge_a_moment_that_a_few_draws_decide():
+    """E[q^20] = 0 passed at every d: one draw in a batch outweighs the rest, the batch means
+    spread as wide as their mean, and a mean of 5 standard errors is no evidence.  The
+    moment is E[q^20] = 19!! sigma^20 > 0.  Where Kish's effective sample size is below
+    MIN_EFFECTIVE_SAMPLES the claim is n/a at that d; light tails are judged as before."""
+    import numpy as np
+    from sympy import Eq, factorial2
+
+    from sdpa_proofs import E, Var, get_model, q, sigma_q
+    from sdpa_proofs.montecarlo import _effective_samples, check_claim
+
+    normal = get_model("independent-normal")
+
+    def status(lhs, rhs):
+        return [r.status for r in check_claim(Eq(lhs, rhs, evaluate=False), normal,
+                                              dims=(64,))]
+
+    assert status(E(q[1] ** 20), 0) == ["n/a"]
+    assert status(E(q[1] ** 20), factorial2(19) * sigma_q**20) == ["n/a"]
+    assert status(E(q[1] ** 4), 3 * sigma_q**4) == ["pass"]
+    assert status(E(q[1] ** 4), 0) == ["fail"]
+    assert _effective_samples(E(q[1]), [np.ones(1000)])[0] == 1000  # equal weights: all count
+    one_draw = np.r_[1e9, np.ones(999)]  # (1e9 + 999)^2 / (1e18 + 999): just over 1
+    assert 1 < _effective_samples(E(q[1]), [one_draw])[0] < 1.01
+    centred = np.r_[-1.0, 1.0] * np.ones((50, 2))  # (x - mean)^2 = 1 for every draw
+    assert _effective_samples(Var(q[1]), [centred.reshape(-1)])[0] == 100
+
+
+def test_periodic_functions_without_a_derivative_are_not_held_exact():
+    """frac(10^60 q) = 0 and Mod(10^60 q, 1) = 0 passed: 10^60 q rounds to an integer, at
+    which and at whose +- error both are 0, and with no derivative from SymPy the slope
+    counted as 0.  Where SymPy has no derivative only a monotone function (floor, ceiling)
+    is bounded by its ends.  The coordinate is sigma_q times a double: 10^60 q has a
+    fractional part of k/7 for some k, not always 0."""
+    from sympy import Integer, Mod, frac
+
+    from sdpa_proofs import get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    big, model = Integer(10) ** 60, get_model("independent-normal")
+    for side in (frac(big * q[1]), Mod(big * q[1], 1)):
+        assert numeric_check(side, 0, model, NumericSettings()).status == "undecided"
+
+
+def test_derivatives_the_numeric_check_cannot_evaluate_leave_it_undecided():
+    """E[d/dq e^q] crashed lambdify (an internal error, exit 3), and d/dc e^(c q) at c = 1
+    (Subs) asked for the value of c.  Both are now undecided, with the reason."""
+    from sympy import Derivative, Subs, Symbol, exp
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    c, model = Symbol("c", real=True), get_model("independent-normal")
+    for side, value in [(E(Derivative(exp(q[1]), q[1])), E(exp(q[1]))),
+                        (E(Derivative(q[1] ** 3, q[1])), 3 * E(q[1] ** 2)),
+                        (Subs(Derivative(exp(c * q[1]), c), c, 1), q[1] * exp(q[1]))]:
+        verdict = numeric_check(side, value, model, NumericSettings())
+        assert verdict.status == "undecided" and "derivative" in verdict.reason
