@@ -662,7 +662,8 @@ def tail_probes(families: list, coordinates, dps: int) -> list[tuple]:
     bounded law has no tails and stays at 0): each latent alone at +-u, and all together
     with equal and with alternating signs, for u from where its density has fallen below
     10^-(2 dps + 10) (past the nodes of the rules used, and far enough that e^(a u) of a
-    moment generating function has died out with the density), and 8 and 64 times that.
+    moment generating function has died out with the density), out to 64 times that
+    (TAIL_REACHES).
     With each point the log of the latents' density there, and the variables' values
     (``coordinates`` of the latent values).  An integrand whose terms, weighted so, have not
     died out there has mass where no rule's nodes are (e^(c q^2) against a Gaussian, c just
@@ -674,7 +675,7 @@ def tail_probes(families: list, coordinates, dps: int) -> list[tuple]:
         placements += [[(axis, sign * (-1) ** (j * alternate)) for j, axis in enumerate(tails)]
                        for sign in (1, -1) for alternate in (0, 1)]
     probes = []
-    for times in (1, 8, 64):
+    for times in TAIL_REACHES:
         for placement in placements:
             values = [mpmath.mpf(0)] * len(families)
             for axis, sign in placement:
@@ -683,6 +684,12 @@ def tail_probes(families: list, coordinates, dps: int) -> list[tuple]:
                                      for axis, _ in placement)
             probes.append((log_weight, coordinates(values)))
     return probes
+
+
+# from where the density is negligible out to 64 times as far, a factor of sqrt(2) apart: a
+# bump of mass between two probes shows at one of them unless it is narrower than about a
+# tenth of the gap (the probes were 1, 8, 64 apart, and e^(t^2/2 - (t - 60)^2) hid at 60)
+TAIL_REACHES = tuple(2 ** (n / 2) for n in range(13))
 
 
 def _tail_start(family, dps: int) -> mpmath.mpf:

@@ -1771,7 +1771,7 @@ def _tail_verdict(heavy):
 
 def test_tail_probes_lie_where_the_density_is_negligible():
     """Each latent alone at +-u and all together, u where the density is below 10^-(2 dps +
-    10), 8 and 64 times further; a bounded law has no tails."""
+    10), and further out to 64 u; a bounded law has no tails."""
     import mpmath
 
     from sdpa_proofs import get_model, k, q
@@ -1993,3 +1993,26 @@ def test_derivatives_the_numeric_check_cannot_evaluate_leave_it_undecided():
                         (Subs(Derivative(exp(c * q[1]), c), c, 1), q[1] * exp(q[1]))]:
         verdict = numeric_check(side, value, model, NumericSettings())
         assert verdict.status == "undecided" and "derivative" in verdict.reason
+
+
+def test_mass_between_two_tail_probes_is_seen():
+    """E[e^g] = 1 passed, g(t) = (t^2/2 - (t - 60)^2)(1 + tanh(4(t - 40)))/2 in standard units
+    t: below 40 the integrand is 1, beyond it e^g times the density is a bump of mass
+    1/sqrt(2) at 60, between the probes at 32 and 256 (mpmath.quad: 1.7071...).  The probes
+    now lie a factor sqrt(2) apart; one at 64 sees the bump."""
+    import mpmath
+    from sympy import exp, tanh
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    t = q[1] / sigma_q
+    bump = exp((t**2 / 2 - (t - 60) ** 2) * (1 + tanh(4 * (t - 40))) / 2)
+    with mpmath.workdps(30):
+        def density_times(x):
+            g = (x**2 / 2 - (x - 60) ** 2) * (1 + mpmath.tanh(4 * (x - 40))) / 2
+            return mpmath.exp(g - x**2 / 2) / mpmath.sqrt(2 * mpmath.pi)
+        truth = mpmath.quad(density_times, [-mpmath.inf, 0, 30, 40, 50, 60, 70, mpmath.inf])
+    assert abs(truth - (1 + 1 / mpmath.sqrt(2))) < 1e-10  # far from the claimed 1
+    verdict = numeric_check(E(bump), 1, get_model("independent-normal"), NumericSettings())
+    assert verdict.status == "undecided" and "tails" in verdict.reason
