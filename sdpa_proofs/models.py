@@ -360,10 +360,7 @@ class LatentLinearModel(Model):
 
     def _coordinates(self, variables: list, axes: list, point: dict):
         """The variables' values as a function of the latent values along ``axes``."""
-        coefficients = {v: ({n: mp_value(sp.sympify(c).xreplace(point))
-                             for n, c in self.loadings[v.base].items()},
-                            mp_value(sp.sympify(self.mean(v)).xreplace(point)))
-                        for v in variables}
+        coefficients = {v: self._mp_loadings(v.base, point) for v in variables}
         position = {(name, index): n for n, (name, index, _) in enumerate(axes)}
 
         def at(latent_values) -> list:
@@ -482,6 +479,16 @@ class LatentLinearModel(Model):
                 value = value + mean
             arrays[vector] = np.broadcast_to(value, (n, dim))
         return arrays
+
+    def _mp_loadings(self, vector, point: dict) -> tuple[dict, mpmath.mpf]:
+        """A vector's loadings and mean at a parameter point, at the working precision
+        (computed once per point and precision: every integral asks for them)."""
+        key = (vector, frozenset(point.items()), mpmath.mp.prec)
+        if key not in self._floats:
+            self._floats[key] = ({n: mp_value(sp.sympify(c).xreplace(point))
+                                  for n, c in self.loadings[vector].items()},
+                                 mp_value(sp.sympify(self.means.get(vector, 0)).xreplace(point)))
+        return self._floats[key]
 
     def _numbers(self, point: dict) -> dict:
         """Each vector's loadings and mean as floats at a parameter point (computed once per
