@@ -216,8 +216,8 @@ def differs_somewhere(expr: Expr, probes: int) -> bool:
     for _ in range(probes):
         point = {s: random_value(s, rng) for s in symbols}
         value = sp.N(expr.xreplace(point), 50)
-        if not (value.is_number and value.is_comparable):
-            continue
+        if not (value.is_number and value.is_comparable) or value == 0:
+            continue  # no size can make 0 a difference: none is computed
         size = term_size_at(expr, point)
         if size is not None and abs(value) > mpmath.mpf(10) ** -30 * min(size, 1):
             return True

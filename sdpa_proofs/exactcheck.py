@@ -124,9 +124,10 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                     except (ValueError, TypeError) as error:  # SymPy's Max of a non-real
                         return Verdict(UNDECIDED, f"could not evaluate {show(forms[0])} and "
                                                   f"{show(forms[1])} at a point: {error}")
+                    if not (difference.is_number and abs(difference) > 0):
+                        continue  # no size can make 0 a difference: none is computed
                     size = term_size_at(at_point[0] - at_point[1], values)
-                    if difference.is_number and size is not None \
-                            and abs(difference) > mpmath.mpf(10) ** -30 * min(size, 1):
+                    if size is not None and abs(difference) > mpmath.mpf(10) ** -30 * min(size, 1):
                         where = {str(model.dimension): dim,
                                  **{str(k): str(v) for k, v in point.items()},
                                  **{str(k): int(v) for k, v in indices.items()},
