@@ -133,12 +133,19 @@ class _Evaluation:
             return mpmath.fsum(values)
         if len(terms) == 1:  # expanded, what cancels inside it has cancelled exactly
             x = terms[0]
-        degrees = {v: _degree(x, v) for v in variables}
+        monomial = _monomial(x, variables)
+        if monomial:
+            f, powers = monomial
+            degrees = {v: powers.get(v, 0) for v in variables}
+        else:
+            degrees = {v: _degree(x, v) for v in variables}
         polynomial = all(deg is not None for deg in degrees.values())
-        coefficient, rest = x.as_independent(*variables, as_Add=False)
-        if polynomial and not coefficient.is_Rational:
-            return self._scaled_monomial(coefficient, rest, variables, degrees)
-        f, monomial = _compiled(x.xreplace(numbers), variables)
+        if not monomial and polynomial:
+            coefficient, rest = x.as_independent(*variables, as_Add=False)
+            if _monomial(rest, variables):  # c m, c a number that is no rational
+                return self._scaled_monomial(coefficient, rest, variables, degrees)
+        if not monomial:
+            f = sp.lambdify(variables, x.xreplace(numbers), modules="mpmath")
         # E|x| measures the rounding of a monomial; anything else may round inside itself
         # (sin(q + 10^50), log(1 + q^2 10^-50), (s + c)^10 - c^10 written as it stands)
         inside = 0 if monomial else _probed_size(x, variables, self._size_at)
@@ -156,7 +163,7 @@ class _Evaluation:
         - 1), 0 at 45 digits) went unseen where m's mass lies beyond them (q^200 under
         Laplace, at |q| near 60)."""
         value = self._number(coefficient.xreplace(self._numbers(coefficient)), coefficient)
-        f, _ = _compiled(monomial, variables)
+        f, _ = _monomial(monomial, variables)
         moment, absolute = self.model.integrate(f, variables, degrees, self.point, self.dps)
         self.scale = max(self.scale, self._size_at(coefficient, {}) * absolute,
                          abs(value) * absolute)
@@ -313,10 +320,10 @@ PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9
 MAGNITUDE_SETTLED = mpmath.mpf(1) / 10
 
 
-def _compiled(x: Expr, variables: list) -> tuple:
-    """x as a function of ``variables`` for mpmath, and whether it is a monomial c * prod v^p
-    (what most integrands are once split into terms), evaluated directly; anything else goes
-    through lambdify, whose code generation costs milliseconds per call."""
+def _monomial(x: Expr, variables: list) -> tuple | None:
+    """For x = c prod v^p with c rational (what most integrands are once split into terms):
+    x as a function of ``variables`` for mpmath, evaluated directly (lambdify's code
+    generation costs milliseconds a call), and the powers p; None for anything else."""
     constant, powers = sp.S.One, {}
     for factor in sp.Mul.make_args(x):
         base, exponent = factor.as_base_exp()
@@ -325,7 +332,7 @@ def _compiled(x: Expr, variables: list) -> tuple:
         elif factor.is_Rational:
             constant *= factor
         else:
-            return sp.lambdify(variables, x, modules="mpmath"), False
+            return None
     c = mpmath.mpf(int(constant.p)) / int(constant.q)
     positions = [(variables.index(v), p) for v, p in powers.items()]
 
@@ -334,7 +341,7 @@ def _compiled(x: Expr, variables: list) -> tuple:
         for position, power in positions:
             result *= values[position] ** power
         return result
-    return monomial, True
+    return monomial, powers
 
 
 def _moment_atoms(expr: Expr) -> list[Expr]:
