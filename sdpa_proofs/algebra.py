@@ -273,12 +273,15 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
             # to 0 moves by u's error squared, sqrt at 0 by its root, cos at a u of 10^-61
             # with an error of 3 by 2, all with a slope of about 0
             slope = _slope(expr, n, value_of)
-            if partial_derivative(expr, n) is None and not isinstance(expr, MONOTONE):
-                # two points bound how far f moves only where it is monotone: frac(u) at a
-                # u that rounded to an integer is 0 at u +- error and anywhere in between
+            # without a finite slope, two points bound how far f moves only where it is
+            # monotone: frac(u) and (-1)^floor(u) at a u that rounded to an even integer are
+            # the same at u +- error and anything in between; u^p (sqrt at 0) is monotone on
+            # either side of 0, where its slope is infinite
+            if (slope is None or slope == mpmath.inf) and not isinstance(expr, MONOTONE) \
+                    and not (isinstance(expr, sp.Pow) and expr.exp.is_number):
                 raise UnsupportedExpression(f"{expr}: how far it moves when its argument "
                                             "is off by its rounding is not known")
-            slope = slope or 0
+            slope = slope if slope and slope != mpmath.inf else 0
             try:
                 moved = _moved(expr, n, at, error, value, value_of, apply)
             except ValueError:
@@ -291,7 +294,8 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
     return size
 
 
-MONOTONE = (sp.floor, sp.ceiling)  # no derivative, but monotone: moved most at the ends
+# monotone, so moved most at the ends, where SymPy has no derivative or it is infinite
+MONOTONE = (sp.floor, sp.ceiling, sp.asin, sp.acos, sp.acosh)
 
 
 def _held_exactly(argument: Expr, exact_rationals: bool) -> bool:
@@ -309,15 +313,20 @@ def _held_exactly(argument: Expr, exact_rationals: bool) -> bool:
 
 
 def _slope(expr: Expr, n: int, value_of) -> mpmath.mpf | None:
-    """|df/du_n| at the point, or None where SymPy cannot take it or it is not finite."""
+    """|df/du_n| at the point: infinite at a pole of the derivative (sqrt at 0), None where
+    SymPy cannot take it or it is no real number there."""
     derivative = partial_derivative(expr, n)
     if derivative is None:
         return None
     try:
-        slope = abs(value_of(derivative))
-    except (ArithmeticError, TypeError, ValueError, UnsupportedExpression):
+        slope = value_of(derivative)
+    except ArithmeticError:
+        return mpmath.inf
+    except (TypeError, ValueError, UnsupportedExpression):
         return None
-    return slope if mpmath.isfinite(slope) else None
+    if not isinstance(slope, mpmath.mpf) or mpmath.isnan(slope):
+        return None
+    return abs(slope)
 
 
 @lru_cache(maxsize=4096)

@@ -10,6 +10,7 @@ import zlib
 from dataclasses import replace
 from functools import lru_cache
 
+import mpmath
 import numpy as np
 import sympy as sp
 from sympy import Eq, Expr, Sum
@@ -18,6 +19,7 @@ from .calculus import calculus_normal_form
 from .concrete import arbitrary_values
 from .expressions import (
     MOMENT_FUNCTIONS,
+    SD,
     Cov,
     E,
     MaxOver,
@@ -105,10 +107,13 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     raise UnsupportedForSampling(f"cannot sample {expr}")
 
 
+@lru_cache(maxsize=4096)  # the same numbers come back at every chunk
 def as_double(number: Expr) -> float:
     """A number as the nearest double, by SymPy's evalf, which raises the precision until it
     knows the digits asked for (10^17 e^(10^-17) - 10^17 is 1; in doubles it is 0, and
     float() of it at 10^200 gives 10^78); refused where that precision runs out."""
+    if number.is_Rational or number.is_Float:
+        return float(number)
     try:
         return float(number.evalf(17, strict=True))
     except (sp.core.evalf.PrecisionExhausted, TypeError, ValueError) as error:
@@ -133,13 +138,16 @@ def _over_a_range(expr: Expr) -> bool:
         and lower.is_Integer and upper.is_Integer
 
 
+MAX_RANGE = 10**7  # the most terms of a sum of numbers that are added one by one
+
+
 def _over_range(expr: Sum | MaxOver) -> tuple[float, float]:
     """A sum or maximum of a function of its index alone, such as max_t g(t) over t = 0..n,
     and the size of its terms (sum_t ((-1)^t 10^17 + t) is 3, 0 in doubles)."""
     (bound, lower, upper), = expr.limits
+    if not 0 < int(upper) + 1 - int(lower) <= MAX_RANGE:
+        raise UnsupportedForSampling(f"a range of {int(upper) + 1 - int(lower)} terms in {expr}")
     span = np.arange(int(lower), int(upper) + 1, dtype=float)
-    if not len(span):
-        raise UnsupportedForSampling(f"empty range in {expr}")
     values, sizes = (np.broadcast_to(x, span.shape)
                      for x in values_and_sizes(expr.function, {bound: span}, 1))
     if isinstance(expr, MaxOver):
@@ -391,21 +399,74 @@ class _Plan:
 
     def _side(self, side: Expr, statistics: dict, dim: int) -> np.ndarray:
         """A side at each batch's estimates, in doubles whose rounding is weighed: the
-        formula around the moments may cancel (10^17 e^(E[q^2] 10^-17) - 10^17)."""
+        formula around the moments may cancel (10^17 e^(E[q^2] 10^-17) - 10^17).  Near a
+        pole, f(batch estimate) spreads like a Cauchy variable and no spread of the batches
+        is a standard error: the formula must stay finite and real wherever the estimates
+        may fall (1 / (E[q] + 10^-3) = 0 passed)."""
+        side = side.xreplace({self.model.dimension: sp.Integer(dim)})
+        boxes = {stand_in: _spread(values, isinstance(atom, (Var, SD)))
+                 for stand_in, atom, values in zip(self.stand_ins, self.atoms,
+                                                   statistics.values())}
+        if not _finite_over(side, boxes):
+            raise UnsupportedForSampling(f"{side} has a pole or leaves the reals where the "
+                                         "moments' batch estimates fall")
         values, sizes = (_as_samples(x, BATCHES) for x in values_and_sizes(
-            side.xreplace({self.model.dimension: sp.Integer(dim)}), statistics, dim))
+            side, statistics, dim))
         _resolved(values, sizes)
         return values
 
 
+def _spread(estimates: np.ndarray, nonnegative: bool) -> mpmath.iv.mpf:
+    """Where a moment's estimates may fall: their range, widened by half of it either way
+    (a variance not below 0)."""
+    low, high = float(estimates.min()), float(estimates.max())
+    margin = (high - low) / 2
+    return mpmath.iv.mpf([max(low - margin, 0.0) if nonnegative else low - margin,
+                          high + margin])
+
+
+def _finite_over(expr: Expr, boxes: dict) -> bool:
+    """Whether expr is finite and real for all values of its symbols in ``boxes`` (mpmath's
+    interval arithmetic, which encloses every value: 1/x over an interval holding 0 is
+    (-oo, oo)); False for what it cannot enclose."""
+    try:
+        value = _enclosure(expr, boxes)
+    except (ArithmeticError, ValueError, TypeError, UnsupportedForSampling):
+        return False
+    return isinstance(value, mpmath.iv.mpf) and bool(mpmath.isfinite(value.a)) \
+        and bool(mpmath.isfinite(value.b))
+
+
+def _enclosure(expr: Expr, boxes: dict):
+    if expr in boxes:
+        return boxes[expr]
+    if expr.is_number:
+        return mpmath.iv.mpf(as_double(expr))
+    if isinstance(expr, (sp.Add, sp.Mul)):
+        parts = [_enclosure(a, boxes) for a in expr.args]
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part if isinstance(expr, sp.Add) else total * part
+        return total
+    if isinstance(expr, sp.Pow) and expr.exp.is_number:
+        exponent = int(expr.exp) if expr.exp.is_Integer else as_double(expr.exp)
+        return _enclosure(expr.base, boxes) ** exponent
+    if isinstance(expr, sp.exp):
+        return mpmath.iv.exp(_enclosure(expr.args[0], boxes))
+    if isinstance(expr, sp.log):
+        return mpmath.iv.log(_enclosure(expr.args[0], boxes))
+    raise UnsupportedForSampling(f"cannot enclose {expr}")
+
+
 def _effective_samples(atom: Expr, values: list[np.ndarray]) -> tuple[float, Expr]:
-    """Kish's effective sample size (sum |w|)^2 / sum w^2 of what the moment averages (w = x for
-    E[x], (x - mean)^2 for Var and sd, the centred product for Cov), with the moment: n for
+    """Kish's effective sample size (sum |w|)^2 / sum w^2 of what the moment averages, centred
+    (w = x - mean for E[x], (x - mean)^2 for Var and sd, the centred product for Cov), with
+    the moment: n for
     equal weights, near 1 where one draw outweighs the rest (q^20 under a Gaussian), and
     there batch means are not near normal, so their spread is no standard error."""
     first = values[0]
-    if isinstance(atom, E):
-        weights = np.abs(first)
+    if isinstance(atom, E):  # centred: a constant beside q^20 would make the weights even
+        weights = np.abs(first - first.mean())
     elif isinstance(atom, Cov):
         weights = np.abs((first - first.mean()) * (values[1] - values[1].mean()))
     else:

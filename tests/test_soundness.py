@@ -1956,9 +1956,12 @@ def test_monte_carlo_does_not_judge_a_moment_that_a_few_draws_decide():
     assert status(E(q[1] ** 20), factorial2(19) * sigma_q**20) == ["n/a"]
     assert status(E(q[1] ** 4), 3 * sigma_q**4) == ["pass"]
     assert status(E(q[1] ** 4), 0) == ["fail"]
-    assert _effective_samples(E(q[1]), [np.ones(1000)])[0] == 1000  # equal weights: all count
-    one_draw = np.r_[1e9, np.ones(999)]  # (1e9 + 999)^2 / (1e18 + 999): just over 1
-    assert 1 < _effective_samples(E(q[1]), [one_draw])[0] < 1.01
+    even = np.r_[-1.0, 1.0] * np.ones((500, 2))  # |x - mean| = 1 for every draw: all count
+    assert _effective_samples(E(q[1]), [even.reshape(-1)])[0] == 1000
+    # one draw of M among n - 1 zeros: centred weights M (n - 1)/n once and M/n n - 1 times,
+    # (2 M (n - 1)/n)^2 / (M^2 (n - 1)/n) = 4 (n - 1)/n
+    one_draw = np.r_[1e9, np.zeros(999)]
+    assert _effective_samples(E(q[1]), [one_draw])[0] == pytest.approx(4 * 999 / 1000)
     centred = np.r_[-1.0, 1.0] * np.ones((50, 2))  # (x - mean)^2 = 1 for every draw
     assert _effective_samples(Var(q[1]), [centred.reshape(-1)])[0] == 100
 
@@ -2016,3 +2019,88 @@ def test_mass_between_two_tail_probes_is_seen():
     assert abs(truth - (1 + 1 / mpmath.sqrt(2))) < 1e-10  # far from the claimed 1
     verdict = numeric_check(E(bump), 1, get_model("independent-normal"), NumericSettings())
     assert verdict.status == "undecided" and "tails" in verdict.reason
+
+
+# ---- found by attacking the checker, round 38 ----------------------------------------------
+
+def test_a_number_times_a_polynomial_too_large_to_expand_is_probed():
+    """sqrt 2 q1 ((q1 + 2^200)^2 - 2^400) (1 + q2 + k2)^70 has over MAX_TERMS terms, so it stays
+    unexpanded; split into sqrt 2 and the rest, the rest (0 at every node: q1 + 2^200 rounds
+    to 2^200) was sized by its own E|rest| = 0, and E[.] = 0 passed.  By exact algebra the
+    middle factor is 2^201 q1 + q1^2, so E[.] = sqrt 2 2^201 sigma_q^2 E[(1 + q2 + k2)^70]."""
+    from sympy import Integer, binomial, expand, factorial2, sqrt
+
+    from sdpa_proofs import E, get_model, k, q, sigma_k, sigma_q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    big = Integer(2) ** 200
+    middle = (q[1] + big) ** 2 - big**2
+    assert expand(middle - 2 * big * q[1] - q[1] ** 2) == 0
+    side = E(sqrt(2) * q[1] * middle * (1 + q[2] + k[2]) ** 70)
+    model = get_model("independent-normal")
+    point = model.parameter_points[0]  # the first point, where the check fails first
+    variance = (sigma_q**2 + sigma_k**2).xreplace(point)  # of q2 + k2
+    moment = sum(binomial(70, j) * factorial2(j - 1) * variance ** (j // 2)
+                 for j in range(0, 71, 2))
+    assert sqrt(2) * 2 * big * sigma_q.xreplace(point) ** 2 * moment > 10**120
+    assert numeric_check(side, 0, model, NumericSettings()).status == "fail"
+
+
+def test_monte_carlo_refuses_a_pole_where_the_estimates_fall():
+    """1/(E[q] + 10^-3) = 0 passed at every d (so did = -5, and 1/E[q] = 3): near a pole the
+    side at each batch's estimate spreads like a Cauchy variable, and a mean within 4 'standard
+    errors' of anything is no evidence.  Such a side is n/a; a ratio far from its pole is
+    judged as before (E[q^2]/E[k^2] = sigma_q^2/sigma_k^2 under independent coordinates)."""
+    import mpmath
+    from sympy import Eq, Rational, log, sqrt, symbols
+
+    from sdpa_proofs import E, get_model, k, q, sigma_k, sigma_q
+    from sdpa_proofs.montecarlo import _finite_over, check_claim
+
+    normal = get_model("independent-normal")
+
+    def status(lhs, rhs):
+        return [r.status for r in check_claim(Eq(lhs, rhs, evaluate=False), normal,
+                                              dims=(64,))]
+
+    for rhs in (0, -5, 1000):
+        assert status(1 / (E(q[1]) + Rational(1, 1000)), rhs) == ["n/a"]
+    assert status(1 / E(q[1]), 3) == ["n/a"]
+    assert status(E(q[1] ** 2) / E(k[1] ** 2), sigma_q**2 / sigma_k**2) == ["pass"]
+    assert status(E(q[1] ** 2) / E(k[1] ** 2), 2 * sigma_q**2 / sigma_k**2) == ["fail"]
+    x = symbols("x")
+    box = {x: mpmath.iv.mpf([-1, 1])}
+    assert not _finite_over(1 / x, box) and not _finite_over(sqrt(x), box)
+    assert not _finite_over(log(x), box)
+    assert _finite_over(1 / (x + 2) + log(x + 3) + sqrt(x + 1), box)
+
+
+def test_a_power_whose_slope_is_no_real_number_is_not_held_exact():
+    """(-1)^floor(10^60 q) = 1 passed: its derivative (-1)^u i pi is no real number, the slope
+    counted as 0, and at 45 digits every number near 10^60 is an even integer, so the two
+    ends u +- error agreed.  At q = 10^-60 the side is -1.  Now undecided."""
+    from sympy import Integer, floor
+
+    from sdpa_proofs import get_model, q
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    side = (-1) ** floor(Integer(10) ** 60 * q[1])
+    assert side.subs(q[1], Integer(10) ** -60) == -1
+    verdict = numeric_check(side, 1, get_model("independent-normal"), NumericSettings())
+    assert verdict.status == "undecided"
+
+
+def test_a_constant_beside_a_heavy_tail_does_not_hide_it_from_the_effective_sample_size():
+    """E[q^20 + 10^12] = 10^12 passed: the weights |x| were nearly equal, though the batch means
+    moved only through q^20's few dominant draws.  The weights are now centred, and a huge
+    range of numbers (10^12 terms) is n/a instead of running out of memory."""
+    from sympy import Eq, Integer, Sum, Symbol
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.montecarlo import check_claim
+
+    normal, big, t = get_model("independent-normal"), Integer(10) ** 12, Symbol("t", integer=True)
+    claims = [Eq(E(q[1] ** 20 + big), big, evaluate=False),
+              Eq(E(q[1] ** 2 * Sum(1, (t, 1, big))), 0, evaluate=False)]
+    for claim in claims:
+        assert [r.status for r in check_claim(claim, normal, dims=(64,))] == ["n/a"]
