@@ -394,8 +394,35 @@ class _Plan:
                                                  f"not judged: {error}",
                                                  str(self.model.dimension)))
             return
+        bent = self._bend(lhs - rhs, statistics, dim)
+        if bent:
+            self.results.append(MonteCarloResult(dim, n, *[float("nan")] * 4, NOT_APPLICABLE,
+                                                 f"not judged: {bent}",
+                                                 str(self.model.dimension)))
+            return
         self.results.append(replace(_compare(dim, n, lhs, rhs, self.claim.rel_op),
                                     dimension=str(self.model.dimension)))
+
+    def _bend(self, differences: np.ndarray, statistics: dict, dim: int) -> str:
+        """Why the batches' mean of f(estimates) is no estimate of f(moments), or "": it is
+        only where f is nearly linear over the estimates' spread.  At a kink or a stationary
+        point (E[q]^2 at E[q] = 0) the mean over batches is off by about the batches' spread
+        squared, more than its standard error, and the test centres on the wrong value.  The
+        difference between that mean and f at the pooled estimates measures the bend; it must
+        stay below half a standard error (on the catalogue it is below 1%)."""
+        pooled = {stand_in: np.full(BATCHES, batches.mean())
+                  for stand_in, batches in statistics.items()}
+        try:
+            lhs, rhs = (self._side(side, pooled, dim)[0] for side in self.sides)
+        except UnsupportedForSampling as error:
+            return str(error)
+        bias, error = float(differences.mean()) - (lhs - rhs), _standard_error(differences)
+        rounding = 1e-12 * max(1.0, abs(lhs), abs(rhs))  # as _compare's floor for no spread
+        if abs(bias) <= MAX_BEND * error + rounding:
+            return ""
+        return (f"the claim's formula bends over the spread of the moments' batch estimates "
+                f"(a bias of {abs(bias):.3g} against a standard error of {error:.3g}): the "
+                "batch spread is no error bar")
 
     def _side(self, side: Expr, statistics: dict, dim: int) -> np.ndarray:
         """A side at each batch's estimates, in doubles whose rounding is weighed: the
@@ -471,10 +498,16 @@ def _effective_samples(atom: Expr, values: list[np.ndarray]) -> tuple[float, Exp
         weights = np.abs((first - first.mean()) * (values[1] - values[1].mean()))
     else:
         weights = (first - first.mean()) ** 2
-    square = float(np.dot(weights, weights))
-    return (float(weights.sum()) ** 2 / square if square else float("inf")), atom
+    largest = float(np.max(weights, initial=0.0))
+    if not np.isfinite(largest):
+        return 0.0, atom  # beyond double precision: no sample counts
+    if not largest:
+        return float("inf"), atom  # all equal: nothing to be decided by a few
+    weights = weights / largest  # (sum w)^2 of 10^320 overflows; the ratio does not change
+    return float(weights.sum()) ** 2 / float(np.dot(weights, weights)), atom
 
 
+MAX_BEND = 0.5  # standard errors of bias from the formula's curvature (see _Plan._bend)
 MIN_EFFECTIVE_SAMPLES = 100  # 5 a batch; the catalogue's claims have at least 270
 
 
@@ -493,11 +526,15 @@ def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
     within TOLERANCE_SE standard errors of 0 for an equation, not more than that on the wrong
     side of 0 for an inequality."""
     estimate, expected = float(lhs.mean()), float(rhs.mean())
-    spread = float(lhs.std(ddof=1) / np.sqrt(BATCHES))
+    spread = _standard_error(lhs)
     difference = lhs - rhs
     signed = float(difference.mean())
     off = {"==": abs(signed), "<=": signed, "<": signed, ">=": -signed, ">": -signed}[relation]
-    error = float(difference.std(ddof=1) / np.sqrt(BATCHES))
+    error = _standard_error(difference)
+    if not all(np.isfinite([estimate, expected, spread, signed, error])):
+        return MonteCarloResult(dim, n, estimate, float("nan"), float("nan"), expected,
+                                NOT_APPLICABLE, "not judged: the estimates or their spread "
+                                "lie beyond double precision")
     ok = off <= TOLERANCE_SE * error if error > 0 else off <= 1e-12 * max(1.0, abs(expected))
     return MonteCarloResult(
         dim, n, estimate, estimate - T_95 * spread, estimate + T_95 * spread, expected,
@@ -505,6 +542,15 @@ def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
         "" if ok else f"estimate {estimate:.6g} is {_in_errors(abs(off), error)} standard "
                       f"errors from the claimed {expected:.6g}"
                       + ("" if relation == "==" else f" on the wrong side of {relation}"))
+
+
+def _standard_error(batches: np.ndarray) -> float:
+    """The standard error of the batches' mean, computed on the batches scaled to at most 1
+    (the squares of values of 10^160 overflow, and an infinite error passes anything)."""
+    scale = float(np.max(np.abs(batches)))
+    if not scale or not np.isfinite(scale):
+        return 0.0 if not scale else float("nan")
+    return float((batches / scale).std(ddof=1) / np.sqrt(BATCHES)) * scale
 
 
 POINTWISE_SAMPLES = 2000
@@ -631,7 +677,12 @@ UNRESOLVED = 1e6  # terms this much larger than the values leave them about 1e-1
 
 
 def _resolved(values, terms) -> None:
-    """Samples whose terms cancel more than UNRESOLVED-fold (beyond 1) are rounding noise."""
+    """Samples whose terms cancel more than UNRESOLVED-fold (beyond 1) are rounding noise, and
+    values beyond double precision (e^(1000 + q^2) is inf, and inf is within any margin of
+    anything) are no values."""
+    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(terms))):
+        raise UnsupportedForSampling("values or their terms beyond double precision (inf or "
+                                     "nan)")
     values = np.abs(values)
     if np.any(terms > UNRESOLVED * np.maximum(values, 1)):
         raise UnsupportedForSampling(f"terms up to {np.max(terms):.3g} cancel to values of "
@@ -679,8 +730,9 @@ def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
         value = vector_values(expr, arrays, dim, index)
         return value, np.abs(value)
     at, inner_size = values_and_sizes(expr.args[0], arrays, dim, index)
-    value = at ** float(expr.exp) if isinstance(expr, sp.Pow) else ELEMENTWISE[type(expr)](at)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # an overflow is an inf, which _resolved refuses
+        value = at ** float(expr.exp) if isinstance(expr, sp.Pow) \
+            else ELEMENTWISE[type(expr)](at)
         moved = _moved(expr, at, value, inner_size * EPSILON)
     return value, np.abs(value) + np.where(np.isnan(moved), np.inf, moved / EPSILON)
 

@@ -2104,3 +2104,52 @@ def test_a_constant_beside_a_heavy_tail_does_not_hide_it_from_the_effective_samp
               Eq(E(q[1] ** 2 * Sum(1, (t, 1, big))), 0, evaluate=False)]
     for claim in claims:
         assert [r.status for r in check_claim(claim, normal, dims=(64,))] == ["n/a"]
+
+
+# ---- found by attacking the checker, round 39 ----------------------------------------------
+
+def test_monte_carlo_refuses_values_beyond_double_precision():
+    """q^2 = 10^400 and e^(1000 + q^2) = 0 passed at every point: both sides overflowed to inf,
+    and inf is within any margin of anything.  E[10^160 q^2] crashed the effective sample
+    size (a float's square overflowed) and would have passed any value (the spread's squares
+    overflowed to an infinite standard error).  Now n/a, or judged on scaled batches."""
+    from sympy import Eq, Integer, exp
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.montecarlo import check_claim
+
+    normal, big = get_model("independent-normal"), Integer(10) ** 160
+
+    def status(lhs, rhs):
+        return [r.status for r in check_claim(Eq(lhs, rhs, evaluate=False), normal,
+                                              dims=(64,))]
+
+    assert status(q[1] ** 2, Integer(10) ** 400) == ["n/a"]
+    assert status(exp(1000 + q[1] ** 2), 0) == ["n/a"]
+    assert status(E(big * q[1] ** 2), big * sigma_q**2) == ["pass"]
+    assert status(E(big * q[1] ** 2), 2 * big * sigma_q**2) == ["fail"]
+
+
+def test_monte_carlo_does_not_judge_a_formula_that_bends_over_the_estimates_spread():
+    """sum_{i<=10} E[q_i]^2 is 0 (E[q_i] = 0), but the mean over batches of the estimates
+    squared is about 10 Var(batch mean), more than its standard error: the true claim failed at
+    8-11 standard errors, and a false one set at that bias passed.  Where the batches' mean of
+    the formula differs from the formula at the pooled estimates by more than half a standard
+    error, the claim is n/a; a formula with a slope there is judged as before."""
+    from sympy import Eq, Sum, Symbol
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.montecarlo import check_claim, samples_for
+
+    normal, t = get_model("independent-normal"), Symbol("t", integer=True)
+    squares = Sum(E(q[t]) ** 2, (t, 1, 10)).doit()
+    batch_variance = sigma_q**2 * 20 / samples_for(64)  # of one batch's mean of q_t
+
+    def status(lhs, rhs):
+        return [r.status for r in check_claim(Eq(lhs, rhs, evaluate=False), normal,
+                                              dims=(64,))]
+
+    assert status(squares, 0) == ["n/a"]
+    assert status(squares, 10 * batch_variance) == ["n/a"]
+    assert status(E(q[1] ** 2) ** 2, sigma_q**4) == ["pass"]
+    assert status(E(q[1] ** 2) ** 2, 2 * sigma_q**4) == ["fail"]
