@@ -190,6 +190,21 @@ def random_coordinates(expr: Expr) -> set[Indexed]:
     return found
 
 
+def pole(x: Expr) -> str:
+    """Why x may be infinite for some value of the coordinates, or "": a denominator that may
+    be 0 (1/q, cosh(q)/q, 1/q^2), or a function not known to be finite wherever the
+    coordinates may be (tan q, sec q, gamma(q)).  Near such a pole E[x] may not exist."""
+    for power in x.atoms(sp.Pow):
+        if power.exp.is_negative and random_coordinates(power.base) \
+                and power.base.is_positive is not True:
+            return f"{power.base} may be 0, where {power} has a pole"
+    for function in x.atoms(sp.Function):
+        if random_coordinates(function) and function.is_finite is not True:
+            return (f"{function} is not known to be finite for every value of the "
+                    "coordinates (a pole)")
+    return ""
+
+
 def is_deterministic(expr: Expr) -> bool:
     return not random_coordinates(expr)
 

@@ -26,7 +26,7 @@ from .concrete import (
     least_dimension,
 )
 from .errors import UnsupportedExpression
-from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, random_coordinates
+from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, pole, random_coordinates
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .relations import SYMBOLS
@@ -299,19 +299,10 @@ def _probed_size(x: Expr, variables: list, size_at) -> mpmath.mpf:
 
 
 def _no_pole(x: Expr) -> None:
-    """An integrand with a denominator that may be 0 (1/q, cosh(q)/q, 1/q^2), or a function
-    not known to be finite wherever the coordinates may be (tan q, sec q, gamma(q)), may have
-    no expectation, though symmetric Gauss rules give it one: undecided."""
-    for power in x.atoms(sp.Pow):
-        if power.exp.is_negative and random_coordinates(power.base) \
-                and power.base.is_positive is not True:
-            raise UnsupportedExpression(f"E[{x}]: {power.base} may be 0, where {power} has a "
-                                        "pole: the expectation may not exist")
-    for function in x.atoms(sp.Function):
-        if random_coordinates(function) and function.is_finite is not True:
-            raise UnsupportedExpression(f"E[{x}]: {function} is not known to be finite for "
-                                        "every value of the coordinates (a pole): the "
-                                        "expectation may not exist")
+    """Symmetric Gauss rules give E[1/q] a value, though it has none: undecided."""
+    why = pole(x)
+    if why:
+        raise UnsupportedExpression(f"E[{x}]: {why}: the expectation may not exist")
 
 
 PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9

@@ -2153,3 +2153,54 @@ def test_monte_carlo_does_not_judge_a_formula_that_bends_over_the_estimates_spre
     assert status(squares, 10 * batch_variance) == ["n/a"]
     assert status(E(q[1] ** 2) ** 2, sigma_q**4) == ["pass"]
     assert status(E(q[1] ** 2) ** 2, 2 * sigma_q**4) == ["fail"]
+
+
+# ---- found by attacking the checker, round 40 ----------------------------------------------
+
+def test_monte_carlo_refuses_what_underflows_and_what_has_no_mean():
+    """e^(-10^14 E[q]^2) = 0 passed (it is 1: every estimate underflowed to an exact 0), so did
+    e^(-10^14 q^2) = 0 at every point and 10^-400 q^2 = 0 (10^-400 is 0.0 in doubles); E[1/q]
+    = 5 passed (1/q has no mean).  Underflow and poles in a moment's argument are n/a."""
+    from sympy import Eq, Integer, exp
+
+    from sdpa_proofs import E, get_model, q, sigma_q
+    from sdpa_proofs.montecarlo import check_claim
+
+    normal, big = get_model("independent-normal"), Integer(10) ** 14
+
+    def status(lhs, rhs):
+        return [r.status for r in check_claim(Eq(lhs, rhs, evaluate=False), normal,
+                                              dims=(64,))]
+
+    assert status(exp(-big * E(q[1]) ** 2), 0) == ["n/a"]
+    assert status(exp(-big * q[1] ** 2), 0) == ["n/a"]
+    assert status(q[1] ** 2 / Integer(10) ** 400, 0) == ["n/a"]
+    assert status(E(1 / q[1]), 5) == ["n/a"]
+    # a formula of doubles far from underflow and poles is judged as before
+    assert status(E(q[1] ** 2) * exp(E(q[1] ** 2)), sigma_q**2 * exp(sigma_q**2)) == ["pass"]
+
+
+def test_monte_carlo_judges_small_formulas_strict_relations_and_sds_on_their_own_scale():
+    """The bend's floor was 10^-12 absolute, so any formula below 1 escaped it (10^-20 E[q]^2 =
+    4 10^-25 passed; truth 0); equal sides with no spread passed a strict relation (Var(q^2) > 0
+    under Rademacher, where q^2 is constant), and so did (3/7)^2 < 9/49, true only in doubles;
+    the sd at the pooled estimates is the root of the mean variance (the mean of batch roots is
+    low by Jensen's inequality)."""
+    import numpy as np
+    from sympy import Eq, Gt, Integer, Lt, Rational
+
+    from sdpa_proofs import SD, E, Var, get_model, q
+    from sdpa_proofs.montecarlo import _pooled, check_claim
+
+    normal, signs = get_model("independent-normal"), get_model("independent-rademacher")
+
+    def status(claim, model):
+        return [r.status for r in check_claim(claim, model, dims=(64,))]
+
+    assert status(Eq(E(q[1]) ** 2 / Integer(10) ** 20, 4 * Integer(10) ** -25,
+                     evaluate=False), normal) == ["n/a"]
+    assert status(Gt(Var(q[1] ** 2), 0, evaluate=False), signs) == ["fail"]
+    assert status(Lt(q[1] ** 2, Rational(9, 49), evaluate=False), signs) == ["fail"]
+    assert status(Lt(q[1] ** 2, Rational(10, 49), evaluate=False), signs) == ["pass"]
+    assert _pooled(SD(q[1]), np.array([1.0, 3.0])) == np.sqrt(5.0)  # sqrt((1 + 9) / 2)
+    assert _pooled(E(q[1]), np.array([1.0, 3.0])) == 2.0
