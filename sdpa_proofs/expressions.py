@@ -192,12 +192,16 @@ def random_coordinates(expr: Expr) -> set[Indexed]:
 
 def pole(x: Expr) -> str:
     """Why x may be infinite for some value of the coordinates, or "": a denominator that may
-    be 0 (1/q, cosh(q)/q, 1/q^2), or a function not known to be finite wherever the
-    coordinates may be (tan q, sec q, gamma(q)).  Near such a pole E[x] may not exist."""
+    be 0 (1/q, cosh(q)/q, 1/q^2), a logarithm of what may be 0 (log q^2), or a function not
+    known to be finite wherever the coordinates may be (tan q, sec q, gamma(q)).  Near such a
+    pole E[x] may not exist."""
     for power in x.atoms(sp.Pow):
         if power.exp.is_negative and random_coordinates(power.base) \
                 and power.base.is_positive is not True:
             return f"{power.base} may be 0, where {power} has a pole"
+    for logarithm in x.atoms(sp.log):  # SymPy holds log u finite where u is: not at u = 0
+        if random_coordinates(logarithm) and logarithm.args[0].is_positive is not True:
+            return f"{logarithm.args[0]} may be 0, where {logarithm} is infinite"
     for function in x.atoms(sp.Function):
         if random_coordinates(function) and function.is_finite is not True:
             return (f"{function} is not known to be finite for every value of the "

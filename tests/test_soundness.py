@@ -2204,3 +2204,67 @@ def test_monte_carlo_judges_small_formulas_strict_relations_and_sds_on_their_own
     assert status(Lt(q[1] ** 2, Rational(10, 49), evaluate=False), signs) == ["pass"]
     assert _pooled(SD(q[1]), np.array([1.0, 3.0])) == np.sqrt(5.0)  # sqrt((1 + 9) / 2)
     assert _pooled(E(q[1]), np.array([1.0, 3.0])) == 2.0
+
+
+# ---- found by attacking the checker, round 41 ----------------------------------------------
+
+def test_monte_carlo_refuses_statistics_that_underflow_and_logarithms_of_what_may_be_0():
+    """10^170 SD(q / 10^170) = 0 passed (the squares of 10^-170 are 0 in doubles, so every batch
+    sd was 0, with no spread), and E[e^(log(q^2)^2 / 100)] = 1.2 passed (it is infinite: near
+    q = 0 the integrand grows like e^(0.04 t^2 - t), t = -log|q|; SymPy holds log u finite
+    wherever u is).  Both are n/a now, and the numeric check is undecided on the second."""
+    from sympy import Eq, Integer, Rational, exp, log
+
+    from sdpa_proofs import SD, E, get_model, q
+    from sdpa_proofs.expressions import pole
+    from sdpa_proofs.montecarlo import check_claim
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    normal, big = get_model("independent-normal"), Integer(10) ** 170
+    for claim in (Eq(big * SD(q[1] / big), 0, evaluate=False),
+                  Eq(E(exp(log(q[1] ** 2) ** 2 / 100)), Rational(6, 5), evaluate=False)):
+        assert [r.status for r in check_claim(claim, normal, dims=(64,))] == ["n/a"]
+    side = E(exp(log(q[1] ** 2) ** 2 / 100))
+    assert numeric_check(side, Rational(6, 5), normal, NumericSettings()).status == "undecided"
+    assert pole(log(q[1] ** 2)) and pole(log(log(q[1] ** 2) ** 2))  # 0 at q = +-1 inside
+    assert not pole(log(1 + q[1] ** 2)) and not pole(q[1] * exp(q[1]))
+
+
+def test_strict_relations_between_sides_equal_to_within_rounding_fail():
+    """e^a e^b < e^(a + b) and e^a e^b > e^(a + b) both passed (a = E[q^2], b = E[k^2]): the
+    sides differ by rounding, and a 4-standard-error test of a spread of 10^-16 accepts
+    either.  Equal to within 10^-9 of the values is not strictly apart; a true strict claim
+    whose gap is well above rounding still passes, however small the values."""
+    from sympy import Gt, Integer, Lt, exp
+
+    from sdpa_proofs import E, get_model, k, q
+    from sdpa_proofs.montecarlo import check_claim
+
+    normal = get_model("independent-normal")
+    a, b = E(q[1] ** 2), E(k[1] ** 2)
+
+    def status(claim):
+        return [r.status for r in check_claim(claim, normal, dims=(64,))]
+
+    assert status(Lt(exp(a) * exp(b), exp(a + b), evaluate=False)) == ["fail"]
+    assert status(Gt(exp(a) * exp(b), exp(a + b), evaluate=False)) == ["fail"]
+    tiny = E(q[1] ** 2 / Integer(10) ** 20)
+    assert status(Gt(tiny + Integer(10) ** -25, tiny, evaluate=False)) == ["pass"]
+
+
+def test_a_limit_is_sized_and_allowed_only_its_last_steps_move():
+    """lim e^(-10^14 mean q^2) = 0 passed (every sample underflowed to 0), and lim 10^16
+    e^(-200 mean q^2) = 100 passed: the estimate moved from 1.8 10^5 at n = 64 to 1.5 at 4096,
+    and a bias as large as that whole move was allowed.  The limit is 10^16 e^(-200 sigma^2)
+    = 1.11 (the law of large numbers); now only the move from 512 to 4096 (about 11) is."""
+    from sympy import Eq, Integer, Sum, exp
+
+    from sdpa_proofs import Lim, d, get_model, i, q
+    from sdpa_proofs.montecarlo import check_claim
+
+    normal = get_model("independent-normal")
+    mean = Sum(q[i] ** 2, (i, 1, d)) / d
+    underflows = Eq(Lim(exp(-Integer(10) ** 14 * mean), d), 0, evaluate=False)
+    assert {r.status for r in check_claim(underflows, normal, dims=(64, 512))} == {"n/a"}
+    slow = Lim(Integer(10) ** 16 * exp(-200 * mean), d)
+    assert {r.status for r in check_claim(Eq(slow, 100, evaluate=False), normal)} == {"fail"}
