@@ -384,33 +384,29 @@ class _Plan:
         if self.done:
             return
         n, _, values = self.runs.pop(dim)
+        self.results.append(replace(self._judged(dim, n, values),
+                                    dimension=str(self.model.dimension)))
+
+    def _judged(self, dim: int, n: int, values: list) -> MonteCarloResult:
+        """The verdict at one d from the moments' samples, or n/a with the reason a batch
+        spread would be no error bar there."""
         effective = min((_effective_samples(a, v) for a, v in zip(self.atoms, values)),
                         key=lambda pair: pair[0])
         if effective[0] < MIN_EFFECTIVE_SAMPLES:
-            self.results.append(MonteCarloResult(
-                dim, n, *[float("nan")] * 4, NOT_APPLICABLE,
-                f"not judged: the samples of {effective[1]} are dominated by a few draws "
-                f"(effective sample size {effective[0]:.0f} of {n}): heavy tails, where a "
-                "standard error means nothing", str(self.model.dimension)))
-            return
+            return _not_judged(dim, n, f"the samples of {effective[1]} are dominated by a few "
+                                       f"draws (effective sample size {effective[0]:.0f} of "
+                                       f"{n}): heavy tails, where a standard error means "
+                                       "nothing")
         try:
             statistics = {stand_in: np.array([_statistic(a, v, slice(b, None, BATCHES))
                                               for b in range(BATCHES)])
                           for stand_in, a, v in zip(self.stand_ins, self.atoms, values)}
             lhs, rhs = (self._side(side, statistics, dim) for side in self.sides)
         except UnsupportedForSampling as error:
-            self.results.append(MonteCarloResult(dim, n, *[float("nan")] * 4, NOT_APPLICABLE,
-                                                 f"not judged: {error}",
-                                                 str(self.model.dimension)))
-            return
+            return _not_judged(dim, n, str(error))
         bent = self._bend(lhs - rhs, statistics, dim)
-        if bent:
-            self.results.append(MonteCarloResult(dim, n, *[float("nan")] * 4, NOT_APPLICABLE,
-                                                 f"not judged: {bent}",
-                                                 str(self.model.dimension)))
-            return
-        self.results.append(replace(_compare(dim, n, lhs, rhs, self.claim.rel_op),
-                                    dimension=str(self.model.dimension)))
+        return _not_judged(dim, n, bent) if bent else _compare(dim, n, lhs, rhs,
+                                                                 self.claim.rel_op)
 
     def _bend(self, differences: np.ndarray, statistics: dict, dim: int) -> str:
         """Why the batches' mean of f(estimates) is no estimate of f(moments), or "": it is
@@ -450,6 +446,10 @@ class _Plan:
             side, statistics, dim))
         _resolved(values, sizes)
         return values
+
+
+def _not_judged(dim: int, n: int, why: str) -> MonteCarloResult:
+    return MonteCarloResult(dim, n, *[float("nan")] * 4, NOT_APPLICABLE, f"not judged: {why}")
 
 
 def _pooled(atom: Expr, batches: np.ndarray) -> float:
@@ -554,14 +554,16 @@ def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
                                 NOT_APPLICABLE, "not judged: the estimates or their spread "
                                 "lie beyond double precision")
     ok = off <= TOLERANCE_SE * error if error > 0 else off <= 1e-12 * max(1.0, abs(expected))
+    reason = (f"estimate {estimate:.6g} is {_in_errors(abs(off), error)} standard errors "
+              f"from the claimed {expected:.6g}"
+              + ("" if relation == "==" else f" on the wrong side of {relation}"))
     if relation in ("<", ">") and abs(signed) <= 1e-9 * max(abs(estimate), abs(expected)):
-        ok = False  # equal to within rounding (e^a e^b against e^(a + b)): not strictly apart
+        # equal to within rounding (e^a e^b against e^(a + b)): not strictly apart
+        ok, reason = False, (f"the sides are equal to within rounding ({estimate:.12g} and "
+                             f"{expected:.12g}): not strictly {relation}")
     return MonteCarloResult(
         dim, n, estimate, estimate - T_95 * spread, estimate + T_95 * spread, expected,
-        "pass" if ok else "fail",
-        "" if ok else f"estimate {estimate:.6g} is {_in_errors(abs(off), error)} standard "
-                      f"errors from the claimed {expected:.6g}"
-                      + ("" if relation == "==" else f" on the wrong side of {relation}"))
+        "pass" if ok else "fail", "" if ok else reason)
 
 
 def _standard_error(batches: np.ndarray) -> float:

@@ -142,8 +142,9 @@ class _Evaluation:
         polynomial = all(deg is not None for deg in degrees.values())
         if not monomial and polynomial:
             coefficient, rest = x.as_independent(*variables, as_Add=False)
-            if _monomial(rest, variables):  # c m, c a number that is no rational
-                return self._scaled_monomial(coefficient, rest, variables, degrees)
+            scaled = _monomial(rest, variables)
+            if scaled:  # c m, c a number that is no rational
+                return self._scaled_monomial(coefficient, scaled[0], variables, degrees)
         if not monomial:
             f = sp.lambdify(variables, x.xreplace(numbers), modules="mpmath")
         # E|x| measures the rounding of a monomial; anything else may round inside itself
@@ -156,15 +157,15 @@ class _Evaluation:
         self.scale = max(self.scale, magnitude, inside)
         return value
 
-    def _scaled_monomial(self, coefficient: Expr, monomial: Expr, variables: list,
+    def _scaled_monomial(self, coefficient: Expr, monomial, variables: list,
                          degrees: dict) -> mpmath.mpf:
-        """E[c m] = c E[m] for a number c and a monomial m; its terms are of size
-        size(c) E|m|.  Sized at a few probes instead, the rounding inside c (tanh(e^(10^-47)
-        - 1), 0 at 45 digits) went unseen where m's mass lies beyond them (q^200 under
-        Laplace, at |q| near 60)."""
+        """E[c m] = c E[m] for a number c and a monomial m (as a function of the variables);
+        its terms are of size size(c) E|m|.  Sized at a few probes instead, the rounding
+        inside c (tanh(e^(10^-47) - 1), 0 at 45 digits) went unseen where m's mass lies
+        beyond them (q^200 under Laplace, at |q| near 60)."""
         value = self._number(coefficient.xreplace(self._numbers(coefficient)), coefficient)
-        f, _ = _monomial(monomial, variables)
-        moment, absolute = self.model.integrate(f, variables, degrees, self.point, self.dps)
+        moment, absolute = self.model.integrate(monomial, variables, degrees, self.point,
+                                                self.dps)
         self.scale = max(self.scale, self._size_at(coefficient, {}) * absolute,
                          abs(value) * absolute)
         return value * moment
