@@ -469,8 +469,8 @@ def _mutate(paths: list[str], args, console: Console, errors: Console) -> int:
 
 def _scaling(args, console: Console, errors: Console) -> int:
     from .models import MODELS
-    from .montecarlo import UnsupportedForSampling
     from .report import write_atomically
+    from .samplevalues import UnsupportedForSampling
     from .scaling import DEFAULT_MODELS, scaling
     from .terminal import scaling_table
 

@@ -20,17 +20,12 @@ import numpy as np
 import sympy as sp
 from sympy import Expr
 
+from .batches import BATCHES, T_95, TOLERANCE_SE
 from .expressions import E, Var
 from .models import LatentLinearModel, Model
 from .moments import ExactEvaluator
-from .montecarlo import (
-    BATCHES,
-    T_95,
-    TOLERANCE_SE,
-    draw_samples,
-    samples_for,
-    vector_values,
-)
+from .montecarlo import draw_samples, samples_for
+from .samplevalues import vector_values
 from .symbols import dot_product, k, other_dot_product, q
 from .text import show
 from .verdicts import NOT_APPLICABLE

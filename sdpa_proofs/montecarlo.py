@@ -10,19 +10,29 @@ import zlib
 from dataclasses import replace
 from functools import lru_cache
 
-import mpmath
 import numpy as np
 import sympy as sp
-from sympy import Eq, Expr, Sum
+from sympy import Eq, Expr
 
+from .batches import (
+    BATCHES,
+    MAX_BEND,
+    MIN_EFFECTIVE_SAMPLES,
+    T_95,
+    TOLERANCE_SE,
+    batch_statistic,
+    compare,
+    effective_samples,
+    estimate_range,
+    finite_over,
+    not_judged,
+    pooled,
+    standard_error,
+)
 from .calculus import calculus_normal_form
 from .concrete import arbitrary_values
 from .expressions import (
-    MOMENT_FUNCTIONS,
     SD,
-    Cov,
-    E,
-    MaxOver,
     Var,
     index_symbols,
     is_random_coordinate,
@@ -32,151 +42,23 @@ from .expressions import (
 )
 from .limits import Lim
 from .models import Model
+from .samplevalues import (
+    UnsupportedForSampling,
+    as_samples,
+    refuse_unresolved,
+    values_and_sizes,
+    vector_values,
+)
 from .supports import Corners, Draws, bounded_latents, corner_counts
 from .verdicts import NOT_APPLICABLE, MonteCarloResult
 
 DIMENSIONS = (64, 512, 4096)
-BATCHES = 20
-T_95 = 2.093  # Student t quantile, 19 degrees of freedom
-TOLERANCE_SE = 4.0  # a claim fails when the estimate is more than this many standard errors off
 
 
 def samples_for(dim: int, budget: float = 1.6e7) -> int:
     """Sample size for dimension ``dim``: about ``budget`` coordinates per vector in all."""
     return int(min(200_000, max(4_000, budget // dim)) // BATCHES * BATCHES)
 
-
-class UnsupportedForSampling(ValueError):
-    pass
-
-
-ELEMENTWISE = {sp.exp: np.exp, sp.log: np.log}
-
-
-def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
-    """Samples of a random expression as a NumPy array; inside the (single, unnested) sum over
-    ``index`` the arrays carry a trailing axis of length ``dim`` that the sum then adds up."""
-    if index is not None and expr == index:  # the index as a number, as in sum_i i q_i
-        return np.arange(1, dim + 1, dtype=float)
-    if isinstance(expr, MOMENT_FUNCTIONS):  # a number, but not one a sample can give
-        raise UnsupportedForSampling(f"a moment beside the coordinates: {expr}")
-    if is_random_coordinate(expr):
-        (position,) = expr.indices
-        if index is not None and position == index:
-            return arrays[expr.base]
-        if position.is_Integer:
-            column = arrays[expr.base][:, int(position) - 1]
-            return column if index is None else column[:, None]
-        raise UnsupportedForSampling(f"free index in {expr}")
-    if isinstance(expr, (Sum, MaxOver)):
-        if index is not None and not expr.has(index):  # e.g. a softmax normaliser in a sum
-            return np.asarray(vector_values(expr, arrays, dim))[..., None]
-        if index is not None or len(expr.limits) != 1:
-            raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
-        (bound, lower, upper), = expr.limits
-        if _over_a_range(expr):
-            return _over_range(expr)[0]
-        if lower != 1 or not upper.is_Integer or int(upper) != dim:
-            raise UnsupportedForSampling(f"sum limits of {expr}")
-        if isinstance(expr, Sum) and isinstance(expr.function, sp.Mul) \
-                and len(expr.function.args) == 2:
-            a, b = (vector_values(f, arrays, dim, bound) for f in expr.function.args)
-            if all(np.ndim(x) == 2 and np.shape(x)[1] == dim for x in (a, b)):
-                return np.einsum("ij,ij->i", a, b)  # sum_i a_i b_i in one pass
-            values = a * b
-        else:
-            values = vector_values(expr.function, arrays, dim, bound)
-        if isinstance(expr, MaxOver):
-            return values if np.ndim(values) == 0 else values.max(axis=-1)
-        return _summed(values, dim)
-    if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [vector_values(a, arrays, dim, index) for a in expr.args]
-        result = parts[0]
-        for part in parts[1:]:
-            result = result + part if isinstance(expr, sp.Add) else result * part
-        return result
-    if isinstance(expr, sp.Pow):
-        if not expr.exp.is_number:
-            raise UnsupportedForSampling(f"a random exponent: {expr}")
-        return vector_values(expr.base, arrays, dim, index) ** float(expr.exp)
-    if isinstance(expr, tuple(ELEMENTWISE)):
-        return ELEMENTWISE[type(expr)](vector_values(expr.args[0], arrays, dim, index))
-    if isinstance(expr, sp.Symbol) and expr in arrays:  # a bound index, a moment's estimates
-        return arrays[expr]
-    if expr.is_number:
-        return as_double(expr)
-    raise UnsupportedForSampling(f"cannot sample {expr}")
-
-
-@lru_cache(maxsize=4096)  # the same numbers come back at every chunk
-def as_double(number: Expr) -> float:
-    """A number as the nearest double, by SymPy's evalf, which raises the precision until it
-    knows the digits asked for (10^17 e^(10^-17) - 10^17 is 1; in doubles it is 0, and
-    float() of it at 10^200 gives 10^78); refused where that precision runs out."""
-    try:
-        value = float(number) if number.is_Rational or number.is_Float \
-            else float(number.evalf(17, strict=True))
-    except (sp.core.evalf.PrecisionExhausted, TypeError, ValueError, OverflowError) as error:
-        raise UnsupportedForSampling(f"cannot evaluate {number} to double precision") \
-            from error
-    if abs(value) < np.finfo(float).tiny and not number.is_zero:  # 10^-400 is not 0
-        raise UnsupportedForSampling(f"{number} falls below double precision (underflow)")
-    return value
-
-
-def _summed(values, dim: int):
-    """A summand's samples along the index axis added up; a summand free of the index (a
-    number, or q_1 in sum_i q_1, of shape (rows, 1)) is dim equal terms."""
-    if np.ndim(values) == 0:
-        return values * dim
-    return values[..., 0] * dim if np.shape(values)[-1] == 1 else values.sum(axis=-1)
-
-
-def _over_a_range(expr: Expr) -> bool:
-    """A sum or maximum of a function of its index alone, over integer limits."""
-    if not isinstance(expr, (Sum, MaxOver)) or len(expr.limits) != 1:
-        return False
-    _, lower, upper = expr.limits[0]
-    return not random_coordinates(expr.function) and not expr.has(*MOMENT_FUNCTIONS) \
-        and lower.is_Integer and upper.is_Integer
-
-
-MAX_RANGE = 10**7  # the most terms of a sum of numbers that are added one by one
-
-
-def _over_range(expr: Sum | MaxOver) -> tuple[float, float]:
-    """A sum or maximum of a function of its index alone, such as max_t g(t) over t = 0..n,
-    and the size of its terms (sum_t ((-1)^t 10^17 + t) is 3, 0 in doubles)."""
-    (bound, lower, upper), = expr.limits
-    if not 0 < int(upper) + 1 - int(lower) <= MAX_RANGE:
-        raise UnsupportedForSampling(f"a range of {int(upper) + 1 - int(lower)} terms in {expr}")
-    span = np.arange(int(lower), int(upper) + 1, dtype=float)
-    values, sizes = (np.broadcast_to(x, span.shape)
-                     for x in values_and_sizes(expr.function, {bound: span}, 1))
-    if isinstance(expr, MaxOver):
-        return float(values.max()), float(sizes.max())
-    return float(values.sum()), float(sizes.sum())
-
-
-def _as_samples(values, n: int) -> np.ndarray:
-    return np.broadcast_to(np.asarray(values, dtype=float), (n,))
-
-
-def _in_errors(offset: float, error: float) -> str:
-    return f"{offset / error:.1f}" if error else "infinitely many"
-
-
-def _statistic(atom: Expr, values: list[np.ndarray], batch: slice) -> float:
-    """The sample version of E, Var, sd or Cov on one batch of the samples."""
-    first = values[0][batch]
-    if isinstance(atom, E):
-        return float(np.mean(first))
-    with np.errstate(under="ignore"):
-        spread = float(np.cov(first, values[1][batch])[0, 1]) if isinstance(atom, Cov) \
-            else float(np.var(first, ddof=1))
-    if abs(spread) < np.finfo(float).tiny and np.ptp(first) > 0:  # squares of 10^-170
-        raise UnsupportedForSampling(f"{atom} falls below double precision (underflow)")
-    return spread if not isinstance(atom, SD) else float(np.sqrt(spread))
 
 
 def draw_samples(model: Model, dim: int, point: dict, n: int, seed: int) -> dict:
@@ -371,10 +253,14 @@ class _Plan:
         try:
             for argument, samples in zip(arguments, values):
                 for x, column in zip(argument, samples):
-                    if x not in computed:
+                    if dim not in self.sized and ("resolved", x) not in computed:
+                        # the first chunk shows what rounding does
+                        value, size = values_and_sizes(x, arrays, dim)
+                        refuse_unresolved(value, size)
+                        computed.setdefault(x, value)
+                        computed["resolved", x] = True
+                    elif x not in computed:
                         computed[x] = vector_values(x, arrays, dim)
-                    if dim not in self.sized:  # the first chunk shows what rounding does
-                        _resolved(computed[x], vector_sizes(x, arrays, dim))
                     column[rows] = computed[x]
             self.sized.add(dim)
         except UnsupportedForSampling as error:
@@ -390,22 +276,22 @@ class _Plan:
     def _judged(self, dim: int, n: int, values: list) -> MonteCarloResult:
         """The verdict at one d from the moments' samples, or n/a with the reason a batch
         spread would be no error bar there."""
-        effective = min((_effective_samples(a, v) for a, v in zip(self.atoms, values)),
+        effective = min((effective_samples(a, v) for a, v in zip(self.atoms, values)),
                         key=lambda pair: pair[0])
         if effective[0] < MIN_EFFECTIVE_SAMPLES:
-            return _not_judged(dim, n, f"the samples of {effective[1]} are dominated by a few "
+            return not_judged(dim, n, f"the samples of {effective[1]} are dominated by a few "
                                        f"draws (effective sample size {effective[0]:.0f} of "
                                        f"{n}): heavy tails, where a standard error means "
                                        "nothing")
         try:
-            statistics = {stand_in: np.array([_statistic(a, v, slice(b, None, BATCHES))
+            statistics = {stand_in: np.array([batch_statistic(a, v, slice(b, None, BATCHES))
                                               for b in range(BATCHES)])
                           for stand_in, a, v in zip(self.stand_ins, self.atoms, values)}
             lhs, rhs = (self._side(side, statistics, dim) for side in self.sides)
         except UnsupportedForSampling as error:
-            return _not_judged(dim, n, str(error))
+            return not_judged(dim, n, str(error))
         bent = self._bend(lhs - rhs, statistics, dim)
-        return _not_judged(dim, n, bent) if bent else _compare(dim, n, lhs, rhs,
+        return not_judged(dim, n, bent) if bent else compare(dim, n, lhs, rhs,
                                                                  self.claim.rel_op)
 
     def _bend(self, differences: np.ndarray, statistics: dict, dim: int) -> str:
@@ -415,13 +301,13 @@ class _Plan:
         squared, more than its standard error, and the test centres on the wrong value.  The
         difference between that mean and f at the pooled estimates measures the bend; it must
         stay below half a standard error (on the catalogue it is below 1%)."""
-        pooled = {stand_in: np.full(BATCHES, _pooled(atom, batches))
-                  for (stand_in, batches), atom in zip(statistics.items(), self.atoms)}
+        at_pooled = {stand_in: np.full(BATCHES, pooled(atom, batches))
+                     for (stand_in, batches), atom in zip(statistics.items(), self.atoms)}
         try:
-            lhs, rhs = (self._side(side, pooled, dim)[0] for side in self.sides)
+            lhs, rhs = (self._side(side, at_pooled, dim)[0] for side in self.sides)
         except UnsupportedForSampling as error:
             return str(error)
-        bias, error = float(differences.mean()) - (lhs - rhs), _standard_error(differences)
+        bias, error = float(differences.mean()) - (lhs - rhs), standard_error(differences)
         rounding = 1e-12 * max(abs(lhs), abs(rhs))  # the values' own, however small
         if abs(bias) <= MAX_BEND * error + rounding:
             return ""
@@ -436,97 +322,18 @@ class _Plan:
         is a standard error: the formula must stay finite and real wherever the estimates
         may fall (1 / (E[q] + 10^-3) = 0 passed)."""
         side = side.xreplace({self.model.dimension: sp.Integer(dim)})
-        boxes = {stand_in: _spread(values, isinstance(atom, (Var, SD)))
+        boxes = {stand_in: estimate_range(values, isinstance(atom, (Var, SD)))
                  for stand_in, atom, values in zip(self.stand_ins, self.atoms,
                                                    statistics.values())}
-        if not _finite_over(side, boxes):
+        if not finite_over(side, boxes):
             raise UnsupportedForSampling(f"{side} has a pole or leaves the reals where the "
                                          "moments' batch estimates fall")
-        values, sizes = (_as_samples(x, BATCHES) for x in values_and_sizes(
+        values, sizes = (as_samples(x, BATCHES) for x in values_and_sizes(
             side, statistics, dim))
-        _resolved(values, sizes)
+        refuse_unresolved(values, sizes)
         return values
 
 
-def _not_judged(dim: int, n: int, why: str) -> MonteCarloResult:
-    return MonteCarloResult(dim, n, *[float("nan")] * 4, NOT_APPLICABLE, f"not judged: {why}")
-
-
-def _pooled(atom: Expr, batches: np.ndarray) -> float:
-    """A moment from all batches at once: the mean of the batch estimates, but for sd the root
-    of the mean variance (the mean of batch roots is low by Jensen, and over 256 such atoms
-    the lows added up to 5 standard errors)."""
-    if isinstance(atom, SD):
-        return float(np.sqrt(np.mean(np.square(batches))))
-    return float(batches.mean())
-
-
-def _spread(estimates: np.ndarray, nonnegative: bool) -> mpmath.iv.mpf:
-    """Where a moment's estimates may fall: their range, widened by half of it either way
-    (a variance not below 0)."""
-    low, high = float(estimates.min()), float(estimates.max())
-    margin = (high - low) / 2
-    return mpmath.iv.mpf([max(low - margin, 0.0) if nonnegative else low - margin,
-                          high + margin])
-
-
-def _finite_over(expr: Expr, boxes: dict) -> bool:
-    """Whether expr is finite and real for all values of its symbols in ``boxes`` (mpmath's
-    interval arithmetic, which encloses every value: 1/x over an interval holding 0 is
-    (-oo, oo)); False for what it cannot enclose."""
-    try:
-        value = _enclosure(expr, boxes)
-    except (ArithmeticError, ValueError, TypeError, UnsupportedForSampling):
-        return False
-    return isinstance(value, mpmath.iv.mpf) and bool(mpmath.isfinite(value.a)) \
-        and bool(mpmath.isfinite(value.b))
-
-
-def _enclosure(expr: Expr, boxes: dict):
-    if expr in boxes:
-        return boxes[expr]
-    if expr.is_number:
-        return mpmath.iv.mpf(as_double(expr))
-    if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [_enclosure(a, boxes) for a in expr.args]
-        total = parts[0]
-        for part in parts[1:]:
-            total = total + part if isinstance(expr, sp.Add) else total * part
-        return total
-    if isinstance(expr, sp.Pow) and expr.exp.is_number:
-        exponent = int(expr.exp) if expr.exp.is_Integer else as_double(expr.exp)
-        return _enclosure(expr.base, boxes) ** exponent
-    if isinstance(expr, sp.exp):
-        return mpmath.iv.exp(_enclosure(expr.args[0], boxes))
-    if isinstance(expr, sp.log):
-        return mpmath.iv.log(_enclosure(expr.args[0], boxes))
-    raise UnsupportedForSampling(f"cannot enclose {expr}")
-
-
-def _effective_samples(atom: Expr, values: list[np.ndarray]) -> tuple[float, Expr]:
-    """Kish's effective sample size (sum |w|)^2 / sum w^2 of what the moment averages, centred
-    (w = x - mean for E[x], (x - mean)^2 for Var and sd, the centred product for Cov), with
-    the moment: n for
-    equal weights, near 1 where one draw outweighs the rest (q^20 under a Gaussian), and
-    there batch means are not near normal, so their spread is no standard error."""
-    first = values[0]
-    if isinstance(atom, E):  # centred: a constant beside q^20 would make the weights even
-        weights = np.abs(first - first.mean())
-    elif isinstance(atom, Cov):
-        weights = np.abs((first - first.mean()) * (values[1] - values[1].mean()))
-    else:
-        weights = (first - first.mean()) ** 2
-    largest = float(np.max(weights, initial=0.0))
-    if not np.isfinite(largest):
-        return 0.0, atom  # beyond double precision: no sample counts
-    if not largest:
-        return float("inf"), atom  # all equal: nothing to be decided by a few
-    weights = weights / largest  # (sum w)^2 of 10^320 overflows; the ratio does not change
-    return float(weights.sum()) ** 2 / float(np.dot(weights, weights)), atom
-
-
-MAX_BEND = 0.5  # standard errors of bias from the formula's curvature (see _Plan._bend)
-MIN_EFFECTIVE_SAMPLES = 100  # 5 a batch; the catalogue's claims have at least 270
 
 
 def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:
@@ -538,41 +345,6 @@ def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:
     return claim.func(claim.lhs.xreplace(values), claim.rhs.xreplace(values), evaluate=False)
 
 
-def _compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
-             relation: str = "==") -> MonteCarloResult:
-    """Batch estimates of both sides -> the left side's interval and the verdict on lhs - rhs:
-    within TOLERANCE_SE standard errors of 0 for an equation, not more than that on the wrong
-    side of 0 for an inequality."""
-    estimate, expected = float(lhs.mean()), float(rhs.mean())
-    spread = _standard_error(lhs)
-    difference = lhs - rhs
-    signed = float(difference.mean())
-    off = {"==": abs(signed), "<=": signed, "<": signed, ">=": -signed, ">": -signed}[relation]
-    error = _standard_error(difference)
-    if not all(np.isfinite([estimate, expected, spread, signed, error])):
-        return MonteCarloResult(dim, n, estimate, float("nan"), float("nan"), expected,
-                                NOT_APPLICABLE, "not judged: the estimates or their spread "
-                                "lie beyond double precision")
-    ok = off <= TOLERANCE_SE * error if error > 0 else off <= 1e-12 * max(1.0, abs(expected))
-    reason = (f"estimate {estimate:.6g} is {_in_errors(abs(off), error)} standard errors "
-              f"from the claimed {expected:.6g}"
-              + ("" if relation == "==" else f" on the wrong side of {relation}"))
-    if relation in ("<", ">") and abs(signed) <= 1e-9 * max(abs(estimate), abs(expected)):
-        # equal to within rounding (e^a e^b against e^(a + b)): not strictly apart
-        ok, reason = False, (f"the sides are equal to within rounding ({estimate:.12g} and "
-                             f"{expected:.12g}): not strictly {relation}")
-    return MonteCarloResult(
-        dim, n, estimate, estimate - T_95 * spread, estimate + T_95 * spread, expected,
-        "pass" if ok else "fail", "" if ok else reason)
-
-
-def _standard_error(batches: np.ndarray) -> float:
-    """The standard error of the batches' mean, computed on the batches scaled to at most 1
-    (the squares of values of 10^160 overflow, and an infinite error passes anything)."""
-    scale = float(np.max(np.abs(batches)))
-    if not scale or not np.isfinite(scale):
-        return 0.0 if not scale else float("nan")
-    return float((batches / scale).std(ddof=1) / np.sqrt(BATCHES)) * scale
 
 
 POINTWISE_SAMPLES = 2000
@@ -606,12 +378,12 @@ def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         arrays = draw_samples(model, dim, point, n, seed)
         body = limit.body.xreplace({model.dimension: sp.Integer(dim), **point})
         try:
-            values = _as_samples(vector_values(body, arrays, dim), n)
+            values = as_samples(vector_values(body, arrays, dim), n)
             # rounding, overflow and underflow weighed on the rows of one chunk, as a moment's
             # arguments are (sizing all 16 million coordinates tripled the limits' time)
             first = {v: a[:max(1, CHUNK_COORDINATES // dim)] for v, a in arrays.items()}
-            _resolved(*values_and_sizes(body, first, dim))
-            _resolved(values, np.abs(values))
+            refuse_unresolved(*values_and_sizes(body, first, dim))
+            refuse_unresolved(values, np.abs(values))
         except UnsupportedForSampling as error:
             return [MonteCarloResult(dim, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                      f"not sampled: {error}", str(model.dimension))]
@@ -691,116 +463,14 @@ def _corners(model: Model, dim: int, point: dict, seed: int) -> dict | None:
 def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple:
     """Both sides at every row of ``arrays``, and the rows where the relation fails."""
     rows = len(next(iter(arrays.values())))
-    (lhs, lhs_terms), (rhs, rhs_terms) = ((_as_samples(v, rows) for v in values_and_sizes(
+    (lhs, lhs_terms), (rhs, rhs_terms) = ((as_samples(v, rows) for v in values_and_sizes(
         side, arrays, dim)) for side in sides)
     terms = np.maximum(lhs_terms, rhs_terms)
     values = np.maximum(np.abs(lhs), np.abs(rhs))
-    _resolved(values, terms)
+    refuse_unresolved(values, terms)
     # the margin's floor is the size of the terms, but never more than 1: terms that cancel
     # may not make an error of 1 look small
     size = np.maximum(values, np.minimum(terms, 1.0))
     return lhs, rhs, np.flatnonzero(~_HOLDS[relation](lhs, rhs, size))
 
 
-UNRESOLVED = 1e6  # terms this much larger than the values leave them about 1e-10 of precision
-
-
-def _resolved(values, terms) -> None:
-    """Samples whose terms cancel more than UNRESOLVED-fold (beyond 1) are rounding noise, and
-    values beyond double precision (e^(1000 + q^2) is inf, and inf is within any margin of
-    anything) are no values."""
-    if not (np.all(np.isfinite(values)) and np.all(np.isfinite(terms))):
-        raise UnsupportedForSampling("values or their terms beyond double precision (inf or "
-                                     "nan)")
-    values = np.abs(values)
-    if np.any(terms > UNRESOLVED * np.maximum(values, 1)):
-        raise UnsupportedForSampling(f"terms up to {np.max(terms):.3g} cancel to values of "
-                                     f"{np.max(values):.3g}: more than double precision "
-                                     "resolves")
-
-
-def vector_sizes(expr: Expr, arrays: dict, dim: int, index=None):
-    """Samples of the size of the terms a random expression is made of, in units of the
-    rounding unit (as algebra.term_size, sample by sample): |a| + |b| for a + b, |a| |b| for
-    a b, the terms of a sum over the coordinates added up, for exp, log and powers |f(u)| plus
-    how far f moves when u moves by its own error (10^20 log(1 + z^2 10^-20) is 0 in double
-    precision, from terms of 10^20), and |value| for anything else."""
-    return values_and_sizes(expr, arrays, dim, index)[1]
-
-
-def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
-    """``vector_values`` and ``vector_sizes`` of expr, in one pass over its terms."""
-    if expr.is_number:
-        value = as_double(expr)
-        return value, abs(value)
-    if _over_a_range(expr):
-        return _over_range(expr)
-    if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [values_and_sizes(a, arrays, dim, index) for a in expr.args]
-        combine = np.add if isinstance(expr, sp.Add) else np.multiply
-        value, size = parts[0]
-        with np.errstate(under="ignore"):
-            for part_value, part_size in parts[1:]:
-                value, size = combine(value, part_value), combine(size, part_size)
-        if isinstance(expr, sp.Mul):
-            nonzero = np.True_
-            for part_value, _ in parts:
-                nonzero = nonzero & (np.asarray(part_value) != 0)
-            _no_underflow(value, nonzero, expr)
-        return value, size
-    if isinstance(expr, (Sum, MaxOver)) and len(expr.limits) == 1 \
-            and random_coordinates(expr.function) and expr.limits[0][1:] == (1, dim):
-        if index is not None:  # a sum free of the outer index, as vector_values takes it
-            if expr.has(index):
-                raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
-            value, size = values_and_sizes(expr, arrays, dim)
-            return np.asarray(value)[..., None], np.asarray(size)[..., None]
-        value, size = values_and_sizes(expr.function, arrays, dim, expr.limits[0][0])
-        if isinstance(expr, MaxOver):  # off by at most the most any term is off by
-            return (value, size) if np.ndim(value) == 0 else (value.max(axis=-1),
-                                                               size.max(axis=-1))
-        return _summed(value, dim), _summed(size, dim)
-    if not isinstance(expr, (sp.Pow, *ELEMENTWISE)) or expr.args[0].is_number \
-            or isinstance(expr, sp.Pow) and not expr.exp.is_number:  # vector_values refuses
-        value = vector_values(expr, arrays, dim, index)
-        return value, np.abs(value)
-    at, inner_size = values_and_sizes(expr.args[0], arrays, dim, index)
-    with np.errstate(all="ignore"):  # an overflow is an inf, which _resolved refuses
-        value = at ** float(expr.exp) if isinstance(expr, sp.Pow) \
-            else ELEMENTWISE[type(expr)](at)
-        moved = _moved(expr, at, value, inner_size * EPSILON)
-    # e^u is never 0, nor u^p for u not 0; log u is 0 at u = 1
-    _no_underflow(value, at != 0 if isinstance(expr, sp.Pow) else isinstance(expr, sp.exp), expr)
-    return value, np.abs(value) + np.where(np.isnan(moved), np.inf, moved / EPSILON)
-
-
-def _no_underflow(value, nonzero, expr: Expr) -> None:
-    """A product of numbers that are not 0, a power of one, or an exponential, is not 0, nor
-    below the smallest normal double, where digits are lost: e^(-10^14 E[q]^2) is 1, and 0 in
-    doubles (as 0, it is exact to every check that follows)."""
-    tiny = np.abs(value) < np.finfo(float).tiny
-    if np.any(tiny & nonzero):
-        raise UnsupportedForSampling(f"{expr} falls below double precision (underflow)")
-
-
-def _moved(expr: Expr, at: np.ndarray, value: np.ndarray, error: np.ndarray) -> np.ndarray:
-    """How far exp, log or a power of u moves when u = ``at`` (where it has ``value``) moves
-    by ``error``: the slope at the far end of the error times it (e^(u + e) <= e^u e^max(e),
-    1/u at the end nearer 0 for log and negative powers, a pole if that end reaches 0), and
-    for a root u^p, 0 < p < 1, at most error^p."""
-    if isinstance(expr, sp.exp):
-        return np.abs(value) * error * np.exp(np.max(error, initial=0.0))
-    at = np.abs(at)
-    far, near = at + error, at - error
-    if isinstance(expr, sp.log):
-        return np.where(near > 0, error / near, np.inf)
-    power = float(expr.exp)
-    slope_power = int(power - 1) if power.is_integer() else power - 1
-    if power >= 1:
-        return power * far ** slope_power * error
-    if power > 0:
-        return np.minimum(error ** power, power * np.maximum(near, 0) ** slope_power * error)
-    return np.where(near > 0, -power * near ** slope_power * error, np.inf)
-
-
-EPSILON = float(np.finfo(float).eps)

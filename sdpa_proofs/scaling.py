@@ -19,7 +19,7 @@ import numpy as np
 from .expressions import E
 from .models import LatentLinearModel, Model
 from .moments import ExactEvaluator
-from .montecarlo import UnsupportedForSampling
+from .samplevalues import UnsupportedForSampling
 from .softmax import (
     STATISTICS,
     Estimate,
