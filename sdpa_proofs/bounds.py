@@ -18,6 +18,7 @@ from sympy import Add, Expr, Mul, Pow, Sum
 from .algebra import canonical
 from .expressions import E, MaxOver, index_symbols
 from .intervals import Ranges, enclosure, forward, is_nonnegative, known_le, sign
+from .realnumbers import certainly_positive
 from .relations import upward
 from .rules import Context, Rule, rewrite_everywhere
 from .text import show
@@ -133,7 +134,7 @@ def _monotone_children(expr: Expr, ranges: Ranges):
             if direction is not None:
                 found.append((n, factor, direction, ranges, anywhere))
         return found
-    if isinstance(expr, Pow) and expr.exp.is_number and expr.exp.is_positive:
+    if isinstance(expr, Pow) and expr.exp.is_number and certainly_positive(expr.exp):
         if expr.exp.is_Integer and expr.exp % 2 == 1:
             return [(0, expr.base, 1, ranges, anywhere)]
         if is_nonnegative(expr.base, ranges):  # x^a grows with x on x >= 0, so stay there

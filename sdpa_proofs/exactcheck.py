@@ -35,7 +35,8 @@ from .indexing import expand_terms
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
 from .moments import ExactEvaluator, exact_cases
-from .relations import upward
+from .realnumbers import certainly_nonzero, certainly_positive
+from .relations import relation_of, upward
 from .supports import exact_points
 from .text import show
 from .verdicts import FAIL, PASS, UNDECIDED, Verdict
@@ -44,6 +45,7 @@ from .verdicts import FAIL, PASS, UNDECIDED, Verdict
 def exact_check(before: Expr, after: Expr, model: Model,
                 distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
+    relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
     try:
         before, after = (_limits_evaluated(x, model) for x in (before, after))
@@ -93,7 +95,7 @@ def _limits_evaluated(expr: Expr, model: Model) -> Expr:
         at_limit = dict(zip(means.means, values))
         for kind, condition in means.conditions():
             value = condition.xreplace(at_limit)
-            if not (value.is_zero is False if kind == "nonzero" else value.is_positive):
+            if not (certainly_nonzero(value) if kind == "nonzero" else certainly_positive(value)):
                 raise UnsupportedExpression(f"{show(value)} is not known to be {kind} at the "
                                             f"limit point of {show(limit)}")
         expr = expr.xreplace({limit: means.limit(values)})

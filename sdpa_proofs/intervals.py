@@ -13,6 +13,7 @@ import sympy as sp
 from sympy import Add, Expr, KroneckerDelta, Mul, Pow, S, Sum
 
 from .expressions import SD, Cov, E, MaxOver, Var, index_symbols, is_random_coordinate
+from .realnumbers import MaybeNotReal, NoEnclosure, proven_sign, rational_bounds
 
 Interval = tuple[Expr, Expr]
 UNKNOWN: Interval = (S.NegativeInfinity, S.Infinity)
@@ -54,10 +55,20 @@ def _known_lt(a: Expr, b: Expr) -> bool:
 
 
 def _certain(relation, a: Expr, b: Expr) -> bool:
+    """Two finite numbers are compared by the proven sign of their difference (SymPy compares
+    numbers by evalf, which took 0 <= -10^70 log(1 + 10^-70) for True); anything else by
+    SymPy, from the symbols' assumptions."""
+    a, b = sp.sympify(a), sp.sympify(b)
+    if a.is_number and b.is_number and not (a.has(*_NOT_FINITE) or b.has(*_NOT_FINITE)):
+        difference = proven_sign(b - a)
+        return difference == 1 or (difference == 0 and relation is sp.Le)
     try:
         return relation(a, b) == S.true
     except TypeError:  # a non-real end
         return False
+
+
+_NOT_FINITE = (S.Infinity, S.NegativeInfinity, S.ComplexInfinity, S.NaN)
 
 
 def is_nonnegative(expr: Expr, ranges: Ranges) -> bool:
@@ -101,7 +112,9 @@ def enclosure(expr: Expr, ranges: Ranges) -> Interval:
 def _enclose(expr: Expr, ranges: Ranges) -> Interval:
     expr = sp.sympify(expr)
     if expr.is_number:
-        return _number(expr)
+        bounds = _number(expr)
+        if bounds is not None:
+            return bounds
     if expr.is_Symbol:
         return ranges.bound.get(expr) or _symbol(expr)  # a bound index lies in its range
     for kind, rule in _RULES:
@@ -110,10 +123,19 @@ def _enclose(expr: Expr, ranges: Ranges) -> Interval:
     return UNKNOWN
 
 
-def _number(x: Expr) -> Interval:
+def _number(x: Expr) -> Interval | None:
+    """Rational bounds of a number, proven (realnumbers): ends that SymPy compares exactly.
+    None for a number with no enclosure there (the rules for its parts may still bound it)."""
     if x.is_extended_real is not True:  # I, nan, zoo
         raise NotReal(x)
-    return x, x
+    if x.is_Rational or x.is_infinite:
+        return x, x
+    try:
+        return rational_bounds(x)
+    except MaybeNotReal as error:
+        raise NotReal(x) from error
+    except NoEnclosure:
+        return None
 
 
 def _symbol(x: Expr) -> Interval:
@@ -205,11 +227,12 @@ def _pow(expr: Pow, ranges: Ranges) -> Interval:
             else S.Infinity
     if exponent.is_Integer and exponent > 0:  # odd: increasing on the whole line
         return lo ** exponent, hi ** exponent
-    # is_positive, not "> 0": an exponent SymPy cannot sign (cos(pi/7) - cos(2pi/7) +
-    # cos(3pi/7) - 1/2, which is 0) gives None, and no bound
-    if exponent.is_positive and known_le(S.Zero, lo):
+    # a proven sign, not "> 0": an exponent that is 0 without being written as 0 (cos(pi/7) -
+    # cos(2pi/7) + cos(3pi/7) - 1/2) has none, and no bound
+    direction = proven_sign(exponent)
+    if direction == 1 and known_le(S.Zero, lo):
         return lo ** exponent, hi ** exponent
-    if exponent.is_negative and known_le(S.Zero, lo):
+    if direction == -1 and known_le(S.Zero, lo):
         return (hi ** exponent if hi is not S.Infinity else S.Zero,
                 lo ** exponent if lo != 0 else S.Infinity)
     if exponent.is_Integer and (_known_lt(S.Zero, lo) or _known_lt(hi, S.Zero)):

@@ -29,7 +29,7 @@ from .errors import UnsupportedExpression
 from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, pole, random_coordinates
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
-from .relations import SYMBOLS
+from .relations import SYMBOLS, relation_of
 from .supports import (
     Draws,
     Scaled,
@@ -376,6 +376,7 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
     """Evaluate both sides as written at d in ``settings.dimensions``, every parameter point and
     every value of the free indices: expectations by exact quadrature against the model's
     density, identities in the coordinates pointwise at coordinates drawn from the model."""
+    relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
     try:
         before, after = (_limits_as_expectations(x, model, settings) for x in (before, after))

@@ -11,6 +11,7 @@ from .algebra import algebraically_equal
 from .bounds import bound_check
 from .errors import UnsupportedExpression
 from .models import Model
+from .relations import relation_of
 from .rules import Context, Rule, rewrite_everywhere
 from .text import show
 from .verdicts import FAIL, PASS, UNDECIDED, Verdict
@@ -21,6 +22,7 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     """Does rewriting with ``rules`` (everywhere, to a fixpoint) make the two sides equal?  For
     an inequality: do the rules' bounds, used where they move the whole the right way, lead
     from one side to the other (see :mod:`sdpa_proofs.bounds`)?"""
+    relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
     if relation != "=":
         ctx = Context(model, distinct)

@@ -37,6 +37,7 @@ from .expressions import (
 from .intervals import Ranges, is_nonnegative
 from .limits import Lim, sample_means
 from .models import Model, indices_known_distinct, isserlis_moment
+from .realnumbers import certainly_nonzero, certainly_positive
 from .text import show
 
 MAX_PASSES = 12
@@ -320,7 +321,7 @@ class SecondMoment(Rule):
                                   for p in powers.values()):
             return None
         x = Mul(*(base ** (p // 2) for base, p in powers.items()))
-        if constant.is_positive:  # E[(sqrt(c) X)^2]: keep the constant with X, as written
+        if certainly_positive(constant):  # E[(sqrt(c) X)^2]: keep the constant with X
             x, constant = sp.sqrt(constant) * x, sp.S.One
         return constant * (Var(x) + E(x) ** 2)
 
@@ -440,7 +441,7 @@ def _continuous_at_limit(means) -> None:
     """Each condition of continuity decided from what the summands are: a mean of positive
     summands is positive, so its powers are non-zero; anything else is not established."""
     for kind, expr in means.conditions():
-        holds = expr.is_zero is False if kind == "nonzero" else expr.is_positive is True
+        holds = certainly_nonzero(expr) if kind == "nonzero" else certainly_positive(expr)
         if not holds:
             raise UnsupportedExpression(f"law_of_large_numbers: whether {show(expr)} is "
                                         f"{kind} at the limit point is not established, so "

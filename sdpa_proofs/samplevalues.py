@@ -5,13 +5,12 @@ value (terms that cancel, overflow, underflow), so that rounding noise is refuse
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import sympy as sp
 from sympy import Expr, Sum
 
 from .expressions import MOMENT_FUNCTIONS, MaxOver, is_random_coordinate, random_coordinates
+from .realnumbers import NoEnclosure, nearest_double
 
 
 class UnsupportedForSampling(ValueError):
@@ -76,19 +75,19 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     raise UnsupportedForSampling(f"cannot sample {expr}")
 
 
-@lru_cache(maxsize=4096)  # the same numbers come back at every chunk
 def as_double(number: Expr) -> float:
-    """A number as the nearest double, by SymPy's evalf, which raises the precision until it
-    knows the digits asked for (10^17 e^(10^-17) - 10^17 is 1; in doubles it is 0, and
-    float() of it at 10^200 gives 10^78); refused where that precision runs out."""
+    """A number as the nearest double, proven by interval arithmetic (realnumbers): SymPy's
+    evalf loses digits silently (it takes 1/2 - 10^70 log(1 + 10^-70) for 1/2; it is -1/2);
+    refused where the enclosure cannot tell the double, or the double underflows or
+    overflows (10^17 e^(10^-17) - 10^17 is 1; float() of it at 10^200 gives 10^78)."""
     try:
-        value = float(number) if number.is_Rational or number.is_Float \
-            else float(number.evalf(17, strict=True))
-    except (sp.core.evalf.PrecisionExhausted, TypeError, ValueError, OverflowError) as error:
-        raise UnsupportedForSampling(f"cannot evaluate {number} to double precision") \
-            from error
-    if abs(value) < np.finfo(float).tiny and not number.is_zero:  # 10^-400 is not 0
-        raise UnsupportedForSampling(f"{number} falls below double precision (underflow)")
+        value = float(number) if number.is_Rational else nearest_double(number)
+    except (NoEnclosure, OverflowError) as error:
+        raise UnsupportedForSampling(f"cannot evaluate {number} to double precision: "
+                                     f"{error}") from error
+    if not np.isfinite(value) or abs(value) < np.finfo(float).tiny and number != 0:
+        raise UnsupportedForSampling(f"{number} lies beyond double precision (overflow or "
+                                     "underflow)")
     return value
 
 

@@ -1,0 +1,86 @@
+"""Proven signs, bounds and doubles of numbers (realnumbers), against values computed
+independently: mpmath at 400 digits with log1p, which keeps the digits that SymPy's evalf
+loses in log(1 + 10^-70)."""
+
+import mpmath
+import pytest
+import sympy as sp
+from sympy import Integer, Rational, Sum, Symbol, exp, floor, log, pi, sin, sqrt, tanh
+
+from sdpa_proofs.realnumbers import (
+    MaybeNotReal,
+    NoEnclosure,
+    certainly_nonzero,
+    certainly_positive,
+    nearest_double,
+    proven_sign,
+    rational_bounds,
+)
+
+C70 = Integer(10) ** 70 * log(1 + Integer(10) ** -70)  # 1 - 5 10^-71
+
+
+def reference(expr) -> mpmath.mpf:
+    """The value at 400 digits, log(1 + x) by log1p: no step of it cancels."""
+    with mpmath.workdps(400):
+        return sp.lambdify([], expr.replace(
+            lambda e: isinstance(e, sp.log) and e.args[0].is_Rational and e.args[0] > 1,
+            lambda e: sp.Function("log1p")(e.args[0] - 1)), modules="mpmath")()
+
+
+NUMBERS = [C70, 1 - C70, Rational(1, 2) - C70, sqrt(2) - Rational(141421356, 10**8),
+           pi - Rational(355, 113), tanh(20) - 1, sin(Integer(10) ** 30),
+           7 * Integer(10) ** 71 * log(10), exp(-Integer(500)), -pi ** 3 + 31]
+
+
+def test_signs_that_sympy_reads_off_a_lost_evalf():
+    """SymPy 1.12-1.14 evaluate log(1 + 10^-70) as 0, and so take 0 <= -C70 and 1/2 - C70 > 0
+    for true; both are false."""
+    assert proven_sign(-C70) == -1 and proven_sign(Rational(1, 2) - C70) == -1
+
+
+@pytest.mark.parametrize("number", NUMBERS, ids=str)
+def test_bounds_hold_the_value_and_the_sign_is_its_sign(number):
+    value = reference(number)
+    low, high = rational_bounds(number)
+    with mpmath.workdps(400):
+        assert mpmath.mpf(low.p) / low.q <= value <= mpmath.mpf(high.p) / high.q
+    assert proven_sign(number) == (1 if value > 0 else -1)
+
+
+@pytest.mark.parametrize("number", [n for n in NUMBERS if n != exp(-Integer(500))], ids=str)
+def test_the_nearest_double_is_the_reference_rounded_once(number):
+    with mpmath.workdps(400):
+        assert nearest_double(number) == float(reference(number))
+
+
+def test_bounds_are_exact_binary_ends_not_rounded_to_53_bits():
+    """Ends converted by mpmath.mpf() were rounded to 53 bits, both to the same double: a
+    'bound' of 7 10^71 log 10 that was only its nearest double, not a bound."""
+    number = 7 * Integer(10) ** 71 * log(10)
+    low, high = rational_bounds(number)
+    assert low < high and (high - low) / low < Rational(1, 2**60)
+
+
+def test_what_no_enclosure_decides_is_unknown_not_guessed():
+    zero = log(4) - 2 * log(2)  # 0, not written as 0
+    assert proven_sign(zero) is None
+    assert proven_sign(Integer(10) ** 1000 * log(1 + Integer(10) ** -1000) - 1) is None
+    with pytest.raises(NoEnclosure):
+        nearest_double(zero)
+    with pytest.raises(MaybeNotReal):
+        rational_bounds(log(Rational(1, 2) - C70))  # the logarithm of about -1/2
+    with pytest.raises(NoEnclosure):
+        nearest_double(Integer(10) ** -400)  # below double precision, and not 0
+    with pytest.raises(NoEnclosure):
+        rational_bounds(sp.gamma(Rational(1, 3)))  # no interval version here
+
+
+def test_floor_sums_and_symbols():
+    t = Symbol("t", integer=True)
+    assert nearest_double(Sum(t ** 2, (t, 1, 4))) == 30.0
+    assert proven_sign(Sum(t, (t, 1, 0))) == 0  # the empty sum
+    assert rational_bounds(floor(Integer(10) ** 20 * pi)) == (314159265358979323846,) * 2
+    x = Symbol("x", positive=True)
+    assert certainly_positive(x) and not certainly_positive(Rational(1, 2) - C70)
+    assert certainly_nonzero(1 - C70) and not certainly_nonzero(log(4) - 2 * log(2))
