@@ -11,6 +11,7 @@ from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 from sympy.printing.precedence import PRECEDENCE
 
 from .errors import BadInput
+from .realnumbers import proven_sign
 
 
 class RandomVector(IndexedBase):
@@ -195,10 +196,10 @@ def pole(x: Expr) -> str:
     be 0 (1/q, cosh(q)/q, 1/q^2), a logarithm of what may be 0 (log q^2), or a function not
     known to be finite wherever the coordinates may be (tan q, sec q, gamma(q)).  Near such a
     pole E[x] may not exist."""
-    for power in x.atoms(sp.Pow):
-        if power.exp.is_negative and random_coordinates(power.base) \
+    for power in x.atoms(sp.Pow):  # an exponent of unknown sign (sigma - 1) may be negative
+        if _may_be_negative(power.exp) and random_coordinates(power.base) \
                 and power.base.is_positive is not True:
-            return f"{power.base} may be 0, where {power} has a pole"
+            return f"{power.base} may be 0, where {power} may have a pole"
     for logarithm in x.atoms(sp.log):  # SymPy holds log u finite where u is: not at u = 0
         if random_coordinates(logarithm) and logarithm.args[0].is_positive is not True:
             return f"{logarithm.args[0]} may be 0, where {logarithm} is infinite"
@@ -207,6 +208,12 @@ def pole(x: Expr) -> str:
             return (f"{function} is not known to be finite for every value of the "
                     "coordinates (a pole)")
     return ""
+
+
+def _may_be_negative(exponent: Expr) -> bool:
+    if exponent.is_number:
+        return proven_sign(exponent) not in (0, 1)
+    return exponent.is_nonnegative is not True
 
 
 def is_deterministic(expr: Expr) -> bool:

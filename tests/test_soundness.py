@@ -2271,3 +2271,101 @@ def test_a_limit_is_sized_and_allowed_only_its_last_steps_move():
     assert {r.status for r in check_claim(underflows, normal, dims=(64, 512))} == {"n/a"}
     slow = Lim(Integer(10) ** 16 * exp(-200 * mean), d)
     assert {r.status for r in check_claim(Eq(slow, 100, evaluate=False), normal)} == {"fail"}
+
+
+# ---- found by attacking the checker, round 42 ----------------------------------------------
+
+C70 = "Integer(10) ** 70 * log(1 + Integer(10) ** -70)"  # 1 - 5 10^-71; SymPy's evalf says 0
+
+BOUND_FALSE_FOR_LARGE_D = HEADER + f'''
+c = {C70}
+bound = Derivation(
+    claim=Le(E(q[1] ** 2), sigma_q ** 2 + Integer(10) ** 6 / d - c),
+    models=["independent-normal"],
+    steps=[Step(sigma_q ** 2, "model_moment"),
+           Step(sigma_q ** 2 + Integer(10) ** 6 / d - c, "algebra", rel="<=")])
+'''
+
+
+def test_interval_arithmetic_signs_numbers_by_proof_not_by_evalf(tmp_path, capsys):
+    """E[q_1^2] <= sigma^2 + 10^6/d - c was verified: the claim is false for every d > 10^6.
+    The rule check's interval arithmetic asked SymPy whether 0 <= -c, and SymPy, evaluating
+    c by evalf to 0, said yes; the other checks try d up to 4096 only.  Numbers are now
+    bounded by interval arithmetic at rising precision (realnumbers)."""
+    write(tmp_path, "bound.py", BOUND_FALSE_FOR_LARGE_D)
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data) == {"bound": "failed"}
+    assert "step 2 (algebra)" in out and "rule check fail" in out
+
+
+def test_rule_check_decides_number_comparisons_by_proven_signs():
+    from sympy import Integer, Rational, log
+
+    from sdpa_proofs import get_model, sigma_q
+    from sdpa_proofs.intervals import known_le
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    c = Integer(10) ** 70 * log(1 + Integer(10) ** -70)
+    normal, algebra = get_model("independent-normal"), resolve("algebra")
+
+    def status(after, relation, before=sigma_q ** 2):
+        return rule_check(before, after, algebra, normal, relation=relation).status
+
+    assert not known_le(0, -c) and known_le(c, 1) and not known_le(1, c)
+    assert status(sigma_q ** 2 - c, "<=") == "fail"  # sigma^2 <= sigma^2 - 1
+    assert status(sigma_q ** 2 + Rational(1, 2) - c, "<=") == "fail"
+    assert status(sigma_q ** 2 - 1 + c, ">=") == "pass"  # true: c < 1
+    # "==" is an equation, as everywhere else, and not a bound read as >=
+    assert status(sigma_q ** 2, "==", before=2 * sigma_q ** 2) == "fail"
+    assert status(sigma_q ** 2, ">=", before=2 * sigma_q ** 2) == "pass"
+
+
+def test_monte_carlo_takes_numbers_to_doubles_by_proof():
+    """E[q^2] <= 9/49 - c passed Monte Carlo: evalf took 9/49 - c for 9/49 (it is -0.82)."""
+    from sympy import Integer, Le, Rational, log
+
+    from sdpa_proofs import E, get_model, q
+    from sdpa_proofs.montecarlo import check_claim
+
+    c = Integer(10) ** 70 * log(1 + Integer(10) ** -70)
+    claim = Le(E(q[1] ** 2), Rational(9, 49) - c, evaluate=False)
+    assert [r.status for r in check_claim(claim, get_model("independent-normal"),
+                                          dims=(64,))] == ["fail"]
+
+
+def test_monte_carlo_cannot_tell_strict_from_equal_within_sampling_error():
+    """E[q^2] < sigma^2 and E[q^2] > sigma^2 both passed: a strict relation was failed only
+    when significantly wrong.  Sides within sampling error of each other are now n/a; a
+    strict relation with a clear gap still passes."""
+    from sympy import Gt, Lt
+
+    from sdpa_proofs import E, get_model, k, q, sigma_q
+    from sdpa_proofs.montecarlo import check_claim
+
+    normal = get_model("independent-normal")
+
+    def status(claim):
+        return [r.status for r in check_claim(claim, normal, dims=(64,))]
+
+    for relation in (Lt, Gt):
+        assert status(relation(E(q[1] ** 2), sigma_q ** 2, evaluate=False)) == ["n/a"]
+        assert status(relation(E(q[1] * k[1]), 0, evaluate=False)) == ["n/a"]
+    assert status(Lt(E(q[1] ** 2), sigma_q ** 2 + 1, evaluate=False)) == ["pass"]
+
+
+def test_an_exponent_of_unknown_sign_may_make_a_pole():
+    """E[(q^4 + q^2)^(sigma - 1)] = 59 passed Monte Carlo at sigma = 3/7: near q = 0 the
+    integrand is |q|^(-8/7), and the expectation is infinite.  pole() flagged only exponents
+    known to be negative."""
+    from sympy import Eq, Rational
+
+    from sdpa_proofs import E, d, get_model, q, sigma_q
+    from sdpa_proofs.expressions import pole
+    from sdpa_proofs.montecarlo import check_claim
+
+    argument = (q[1] ** 4 + q[1] ** 2) ** (sigma_q - 1)
+    assert pole(argument) and pole(q[1] ** ((1 - d) / d))
+    assert not pole(q[1] ** 2) and not pole(abs(q[1]) ** Rational(1, 2))
+    claim = Eq(E(argument), 59, evaluate=False)
+    assert {r.status for r in check_claim(claim, get_model("independent-normal"))} == {"n/a"}
