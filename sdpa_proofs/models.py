@@ -22,6 +22,7 @@ from .algebra import random_value
 from .distributions import FAMILIES, NORMAL, UNIFORM, Family, standard_rule
 from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
+from .realnumbers import approximation, nearest_double
 from .symbols import d, k, ktilde, n, q, s, sigma_k, sigma_q, z
 from .text import show
 
@@ -149,11 +150,18 @@ def _maybe_equal(a: Indexed, b: Indexed) -> str:
 
 
 def mp_value(x) -> mpmath.mpf:
-    """A parameter value at the working precision (exactly, for a rational)."""
+    """A parameter value at the working precision (exactly, for a rational; otherwise proven
+    to 10 more digits: SymPy's evalf takes 10^70 log(1 + 10^-70) for 0)."""
     x = sp.sympify(x)
     if isinstance(x, Rational):
         return mpmath.mpf(int(x.p)) / int(x.q)
-    return mpmath.mpf(str(sp.N(x, mpmath.mp.dps + 10)))
+    return approximation(x, mpmath.mp.prec + 34)
+
+
+def double_value(x) -> float:
+    """A parameter value as the nearest double, proven (see mp_value)."""
+    x = sp.sympify(x)
+    return float(x) if isinstance(x, Rational) else nearest_double(x)
 
 
 @dataclass(frozen=True)
@@ -496,9 +504,9 @@ class LatentLinearModel(Model):
         key = frozenset(point.items())  # not sorted: this runs once per chunk
         if key not in self._floats:
             self._floats[key] = {
-                vector: ([(name, float(sp.sympify(c).xreplace(point)))
+                vector: ([(name, double_value(sp.sympify(c).xreplace(point)))
                           for name, c in loads.items()],
-                         float(sp.sympify(self.means.get(vector, 0)).xreplace(point)))
+                         double_value(sp.sympify(self.means.get(vector, 0)).xreplace(point)))
                 for vector, loads in self.loadings.items()}
         return self._floats[key]
 
@@ -655,7 +663,8 @@ class GaussianMatrixModel(Model):
         return len(factors), at
 
     def sample(self, rng, n, dim, point):
-        # via lists: SymPy 1.12's Matrix.__array__ predates NumPy 2's copy keyword
+        # via lists: SymPy 1.12's Matrix.__array__ predates NumPy 2's copy keyword; the
+        # entries are rationals, which float() rounds once
         loadings, noise, means = (np.array(x.tolist() if isinstance(x, sp.MatrixBase) else x,
                                            dtype=float) for x in self._structure(point, dim))
         factors = rng.normal(size=(n, loadings.shape[1]))

@@ -88,6 +88,20 @@ def rational_bounds(x: Expr, relative: float = 2.0**-64) -> tuple[Rational, Rati
     return _rational(low), _rational(high)
 
 
+def approximation(x: Expr, bits: int) -> mpmath.mpf:
+    """x to within 2^-bits of its size, proven (the midpoint of a narrow enough enclosure);
+    NoEnclosure where none is narrow enough."""
+    for prec in PRECISIONS:
+        if prec < bits + 16:
+            continue
+        low, high = _ends_of(enclosure(x, prec))
+        with mpmath.workprec(prec):
+            middle, width = (low + high) / 2, high - low
+            if width <= mpmath.ldexp(max(abs(low), abs(high)), -bits):
+                return middle
+    raise NoEnclosure(f"cannot tell {x} to {bits} bits")
+
+
 @lru_cache(maxsize=4096)
 def nearest_double(x: Expr) -> float:
     """The double nearest to the real number x, once both ends of its enclosure round to it;

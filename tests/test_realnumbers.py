@@ -10,6 +10,7 @@ from sympy import Integer, Rational, Sum, Symbol, exp, floor, log, pi, sin, sqrt
 from sdpa_proofs.realnumbers import (
     MaybeNotReal,
     NoEnclosure,
+    approximation,
     certainly_nonzero,
     certainly_positive,
     nearest_double,
@@ -84,3 +85,10 @@ def test_floor_sums_and_symbols():
     x = Symbol("x", positive=True)
     assert certainly_positive(x) and not certainly_positive(Rational(1, 2) - C70)
     assert certainly_nonzero(1 - C70) and not certainly_nonzero(log(4) - 2 * log(2))
+
+
+@pytest.mark.parametrize("number", NUMBERS, ids=str)
+def test_an_approximation_is_within_its_bits(number):
+    value = reference(number)
+    with mpmath.workdps(400):
+        assert abs(approximation(number, 120) - value) <= abs(value) * mpmath.mpf(2) ** -120

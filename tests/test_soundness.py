@@ -2369,3 +2369,22 @@ def test_an_exponent_of_unknown_sign_may_make_a_pole():
     assert not pole(q[1] ** 2) and not pole(abs(q[1]) ** Rational(1, 2))
     claim = Eq(E(argument), 59, evaluate=False)
     assert {r.status for r in check_claim(claim, get_model("independent-normal"))} == {"n/a"}
+
+
+def test_model_loadings_are_taken_to_numbers_by_proof():
+    """A loading of c sigma, c = 10^70 log(1 + 10^-70) (about 1), was 0 to the numeric check
+    and to Monte Carlo (SymPy's evalf of c), so E[q_1^2] = 0 held in both; only the exact
+    engine saw c^2 sigma^2."""
+    from sympy import Eq, Integer, log
+
+    from sdpa_proofs import NORMAL, E, Latent, LatentLinearModel, k, q, sigma_k, sigma_q
+    from sdpa_proofs.montecarlo import check_claim
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    c = Integer(10) ** 70 * log(1 + Integer(10) ** -70)
+    model = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                              loadings={q: {"u": c * sigma_q}, k: {"w": sigma_k}},
+                              name="scaled-by-c")
+    assert numeric_check(E(q[1] ** 2), 0, model, NumericSettings()).status == "fail"
+    assert {r.status for r in check_claim(Eq(E(q[1] ** 2), 0, evaluate=False), model,
+                                          dims=(64,))} == {"fail"}
