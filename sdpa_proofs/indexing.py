@@ -43,6 +43,9 @@ def _fresh(term: Term) -> Term:
                 tuple(f.xreplace(renaming) for f in term.factors))
 
 
+MAX_EXPANDED_POWER = 64  # moments of a higher degree are beyond any step's need
+
+
 def expand_terms(expr: Expr, dimension: Expr, is_factor: Callable[[Expr], bool]) -> list[Term]:
     """Expand ``expr`` into Terms whose factors are the leaves accepted by ``is_factor``.
 
@@ -60,6 +63,9 @@ def expand_terms(expr: Expr, dimension: Expr, is_factor: Callable[[Expr], bool])
         return terms
     if isinstance(expr, Pow) and expr.exp.is_Integer and expr.exp > 0 \
             and _needs_expansion(expr.base):
+        if expr.exp > MAX_EXPANDED_POWER:  # (1 + 1/d)^(10^19): a list that long is no answer
+            raise UnsupportedExpression(f"{expr}: a power above {MAX_EXPANDED_POWER} is not "
+                                        "expanded")
         return expand_terms(Mul(*([expr.base] * int(expr.exp)), evaluate=False), dimension,
                             is_factor)
     if isinstance(expr, SUMS):

@@ -13,7 +13,13 @@ import sympy as sp
 from sympy import Add, Expr, KroneckerDelta, Mul, Pow, S, Sum
 
 from .expressions import SD, Cov, E, MaxOver, Var, index_symbols, is_random_coordinate
-from .realnumbers import MaybeNotReal, NoEnclosure, proven_sign, rational_bounds
+from .realnumbers import (
+    MaybeNotReal,
+    NoEnclosure,
+    proven_sign,
+    rational_bounds,
+    signed_stand_ins,
+)
 
 Interval = tuple[Expr, Expr]
 UNKNOWN: Interval = (S.NegativeInfinity, S.Infinity)
@@ -57,13 +63,14 @@ def _known_lt(a: Expr, b: Expr) -> bool:
 def _certain(relation, a: Expr, b: Expr) -> bool:
     """Two finite numbers are compared by the proven sign of their difference (SymPy compares
     numbers by evalf, which took 0 <= -10^70 log(1 + 10^-70) for True); anything else by
-    SymPy, from the symbols' assumptions."""
+    SymPy, from the symbols' assumptions and the proven signs of the numbers in it."""
     a, b = sp.sympify(a), sp.sympify(b)
     if a.is_number and b.is_number and not (a.has(*_NOT_FINITE) or b.has(*_NOT_FINITE)):
         difference = proven_sign(b - a)
         return difference == 1 or (difference == 0 and relation is sp.Le)
-    try:
-        return relation(a, b) == S.true
+    try:  # the numbers in the difference carry only their proven signs into SymPy's reasoning
+        gap = signed_stand_ins(b - a)
+        return (sp.Ge if relation is sp.Le else sp.Gt)(gap, 0) == S.true
     except TypeError:  # a non-real end
         return False
 
@@ -119,8 +126,21 @@ def _enclose(expr: Expr, ranges: Ranges) -> Interval:
         return ranges.bound.get(expr) or _symbol(expr)  # a bound index lies in its range
     for kind, rule in _RULES:
         if isinstance(expr, kind):
-            return rule(expr, ranges)
+            lo, hi = rule(expr, ranges)
+            return _outer(lo, 0), _outer(hi, 1)
     return UNKNOWN
+
+
+def _outer(end: Expr, side: int) -> Expr:
+    """A number end (e^(1/2), 10^70 log(1 + 10^-70) - 1/2) as a rational just outside it:
+    SymPy's Min and Max, which order the corners of a product, compare numbers by evalf,
+    which can lose every digit (see _certain)."""
+    if not end.is_number or end.is_Rational or end.has(*_NOT_FINITE):
+        return end
+    try:
+        return rational_bounds(end)[side]
+    except NoEnclosure:
+        return UNKNOWN[side]
 
 
 def _number(x: Expr) -> Interval | None:

@@ -19,6 +19,7 @@ from sympy.printing.precedence import PRECEDENCE
 
 from .errors import UnsupportedExpression
 from .expressions import MOMENT_FUNCTIONS, is_random_coordinate, random_coordinates
+from .realnumbers import certainly_positive
 
 
 class Lim(Expr):
@@ -100,7 +101,7 @@ def sample_means(limit: Lim) -> SampleMeans:
     means, summands, vectors, replacements = [], [], set(), {}
     for total in sums:
         summand = _summand(total, n)
-        mean = sp.Dummy(f"M{len(means) + 1}", positive=True) if summand.is_positive \
+        mean = sp.Dummy(f"M{len(means) + 1}", positive=True) if certainly_positive(summand) \
             else sp.Dummy(f"M{len(means) + 1}", real=True)
         replacements[total] = n * mean
         means.append(mean)

@@ -67,19 +67,40 @@ def proven_sign(x: Expr) -> int | None:
 
 
 def certainly_positive(x: Expr) -> bool:
-    """x > 0 is certain: proven for a number, from the symbols' assumptions otherwise."""
+    """x > 0 is certain: proven for a number; otherwise from the symbols' assumptions and the
+    proven signs of the numbers in it (see signed_stand_ins)."""
     x = sp.sympify(x)
-    return proven_sign(x) == 1 if x.is_number else x.is_positive is True
+    return proven_sign(x) == 1 if x.is_number else signed_stand_ins(x).is_positive is True
 
 
 def certainly_nonzero(x: Expr) -> bool:
-    """x != 0 is certain: proven for a number, from the symbols' assumptions otherwise."""
+    """x != 0 is certain: proven for a number; otherwise as certainly_positive decides."""
     x = sp.sympify(x)
-    return proven_sign(x) in (1, -1) if x.is_number else x.is_zero is False
+    return proven_sign(x) in (1, -1) if x.is_number else signed_stand_ins(x).is_zero is False
+
+
+def signed_stand_ins(x: Expr) -> Expr:
+    """x with each number in it that is not a rational replaced by an unknown that carries
+    only its proven sign, so that SymPy's assumptions reason about x without evalf: SymPy
+    holds q^2 + 1/2 - 10^70 log(1 + 10^-70) positive (the number is about -1/2)."""
+    if x.is_number:
+        if x.is_Rational or x.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+            return x
+        sign = proven_sign(x)
+        if sign == 0:
+            return sp.S.Zero
+        return sp.Dummy(**({1: {"positive": True}, -1: {"negative": True}}.get(sign, {})))
+    if not x.args:
+        return x
+    if isinstance(x, (sp.Add, sp.Mul)):  # the numbers among the terms as one number: 1 - c/2
+        numbers = [a for a in x.args if a.is_number]
+        rest = [signed_stand_ins(a) for a in x.args if not a.is_number]
+        return x.func(signed_stand_ins(x.func(*numbers)), *rest)
+    return x.func(*(signed_stand_ins(a) for a in x.args))
 
 
 @lru_cache(maxsize=4096)
-def rational_bounds(x: Expr, relative: float = 2.0**-64) -> tuple[Rational, Rational]:
+def rational_bounds(x: Expr, relative: float = 2.0**-56) -> tuple[Rational, Rational]:
     """Rationals lo <= x <= hi, as close as ``relative`` of |x| where the precision allows."""
     for prec in PRECISIONS:
         low, high = _ends_of(enclosure(x, prec))

@@ -681,7 +681,7 @@ class MaxMonotone(Rule):
                 and node.exp.is_real:
             inner, exponent = node.base, node.exp
             odd = exponent.is_Integer and exponent % 2 == 1
-            if exponent.is_positive and (odd or is_nonnegative(inner, ranges)):
+            if certainly_positive(exponent) and (odd or is_nonnegative(inner, ranges)):
                 return MaxOver(inner.function ** exponent, *inner.limits)
         if isinstance(node, Mul):
             maxima = [f for f in node.args if isinstance(f, MaxOver)]

@@ -2388,3 +2388,89 @@ def test_model_loadings_are_taken_to_numbers_by_proof():
     assert numeric_check(E(q[1] ** 2), 0, model, NumericSettings()).status == "fail"
     assert {r.status for r in check_claim(Eq(E(q[1] ** 2), 0, evaluate=False), model,
                                           dims=(64,))} == {"fail"}
+
+
+# ---- found by attacking the checker, round 43 ----------------------------------------------
+
+ENDS_ORDERED_BY_EVALF = HEADER + f'''
+c = {C70}
+A = c * (1 + 10 ** 70 * log(1 + (1 + exp(-d)) / Integer(10) ** 70)) / 2 - Rational(1, 2)
+bound = Derivation(
+    claim=Le(E(q[1] ** 2) + A * d / Integer(10) ** 6, sigma_q ** 2 + 2),
+    models=["independent-normal"],
+    steps=[Step(sigma_q ** 2 + A * d / Integer(10) ** 6, "model_moment"),
+           Step(sigma_q ** 2 + 2, "algebra", rel="<=")])
+'''
+
+
+def test_interval_ends_that_are_numbers_are_rationals_outside_them(tmp_path, capsys):
+    """A d / 10^6 <= 2 was verified with A about 1/2 + e^(-d)/2 > 0: it fails for every d above
+    about 4 10^6.  The product's corners were ordered by SymPy's Min and Max, which compare
+    numbers by evalf and took A's lower end (about 1/2) for -1/2.  Number ends are now
+    rational bounds outside them."""
+    write(tmp_path, "bound.py", ENDS_ORDERED_BY_EVALF)
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data) == {"bound": "failed"}
+    assert "step 2 (algebra)" in out and "rule check fail" in out
+
+
+def test_max_monotone_needs_a_proven_positive_exponent():
+    """max_l p_l^a = (max_l p_l)^a was accepted for a = 1/2 - c, about -1/2 (x^a decreasing):
+    the exponent's sign came from SymPy's evalf."""
+    from sympy import Integer, Rational, exp, log
+
+    from sdpa_proofs import MaxOver, get_model, i, n, z
+    from sdpa_proofs.realnumbers import certainly_positive
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rules import Context
+
+    c = Integer(10) ** 70 * log(1 + Integer(10) ** -70)
+    exponent = Rational(1, 2) - c
+    assert not certainly_positive(exponent) and certainly_positive(exponent + c)
+    (rule,) = resolve("max_monotone")
+    ctx = Context(get_model("gaussian-logits"), frozenset())
+    maximum = MaxOver(exp(z[i]), (i, 1, n))
+    assert rule.rewrite(maximum ** exponent, ctx) is None
+    assert rule.rewrite(maximum ** Rational(1, 2), ctx) is not None
+
+
+def test_signs_of_expressions_holding_numbers_use_the_numbers_proven_signs():
+    from sympy import Integer, Rational, exp, log
+
+    from sdpa_proofs import d, q, sigma_q
+    from sdpa_proofs.realnumbers import certainly_nonzero, certainly_positive
+
+    c = Integer(10) ** 70 * log(1 + Integer(10) ** -70)
+    assert not certainly_positive(q[1] ** 2 + Rational(1, 2) - c)
+    assert certainly_positive(q[1] ** 2 + 1 - c / 2) and certainly_positive(exp(q[1]) * c)
+    assert not certainly_positive(d + 2 * c - 3)  # -10^-70 at d = 1
+    assert certainly_nonzero(sigma_q * (1 - c)) and not certainly_nonzero(q[1] * (1 - c))
+
+
+def test_an_even_power_of_an_interval_holding_numbers_is_enclosed():
+    """base^2 <= 1/4 was shown for base = 10^70 log(1 + delta/10^70) - (2/5)(1 - delta) - 1/10,
+    delta = KroneckerDelta(i, j); at i = j, base^2 is about 0.81.  SymPy's Max of the squared
+    ends compared them by evalf."""
+    from sympy import Integer, KroneckerDelta, Rational, log
+
+    from sdpa_proofs import d, i, j
+    from sdpa_proofs.intervals import Ranges, enclosure, sign
+
+    delta = KroneckerDelta(i, j)
+    base = Integer(10) ** 70 * log(1 + delta / Integer(10) ** 70) \
+        - Rational(2, 5) * (1 - delta) - Rational(1, 10)
+    low, high = enclosure(base ** 2, Ranges(d))
+    assert low <= 0 and high >= Rational(81, 100) * (1 - Rational(1, 10**6))  # 0.81 - 9e-71
+    assert sign(Rational(1, 4) - base ** 2, Ranges(d)) is None
+
+
+def test_a_huge_power_is_not_expanded_by_the_exact_engine():
+    """(1 + 1/d)^(10^19) crashed the exact check (exit 3): it built a list of 10^19 factors."""
+    from sympy import Integer
+
+    from sdpa_proofs import E, d, get_model, q, sigma_q
+    from sdpa_proofs.exactcheck import exact_check
+
+    after = sigma_q ** 2 * (1 + 1 / d) ** (Integer(10) ** 19)
+    verdict = exact_check(E(q[1] ** 2), after, get_model("independent-normal"), relation="<=")
+    assert verdict.status == "undecided" and "not expanded" in verdict.reason
