@@ -82,7 +82,7 @@ def certainly_nonzero(x: Expr) -> bool:
 def signed_stand_ins(x: Expr) -> Expr:
     """x with each number in it that is not a rational replaced by an unknown that carries
     only its proven sign, so that SymPy's assumptions reason about x without evalf: SymPy
-    holds q^2 + 1/2 - 10^70 log(1 + 10^-70) positive (the number is about -1/2)."""
+    holds q^2 (1/2 - 10^70 log(1 + 10^-70)) non-negative (the number is about -1/2)."""
     if x.is_number:
         if x.is_Rational or x.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
             return x

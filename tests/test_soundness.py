@@ -2442,6 +2442,7 @@ def test_signs_of_expressions_holding_numbers_use_the_numbers_proven_signs():
 
     c = Integer(10) ** 70 * log(1 + Integer(10) ** -70)
     assert not certainly_positive(q[1] ** 2 + Rational(1, 2) - c)
+    assert not certainly_positive(q[1] ** 2 * (Rational(1, 2) - c) + 1)
     assert certainly_positive(q[1] ** 2 + 1 - c / 2) and certainly_positive(exp(q[1]) * c)
     assert not certainly_positive(d + 2 * c - 3)  # -10^-70 at d = 1
     assert certainly_nonzero(sigma_q * (1 - c)) and not certainly_nonzero(q[1] * (1 - c))
