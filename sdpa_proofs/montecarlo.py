@@ -345,9 +345,8 @@ def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:
     return claim.func(claim.lhs.xreplace(values), claim.rhs.xreplace(values), evaluate=False)
 
 
-
-
 POINTWISE_SAMPLES = 2000
+ROW_BLOCK = 2**20  # coordinates: 8 MiB an array (see _row_blocks)
 # in double precision, with a margin of 1e-9 of the size of the terms (m, at most 1, see
 # _where_it_fails): never a fixed 1, under which 10^-40 z^2 = 2 10^-40 z^2 held everywhere
 _HOLDS = {"==": lambda a, b, m: np.abs(a - b) <= 1e-9 * m,
@@ -378,7 +377,8 @@ def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         arrays = draw_samples(model, dim, point, n, seed)
         body = limit.body.xreplace({model.dimension: sp.Integer(dim), **point})
         try:
-            values = as_samples(vector_values(body, arrays, dim), n)
+            values = np.concatenate([as_samples(vector_values(body, block, dim), rows)
+                                     for _, rows, block in _row_blocks(arrays, dim)])
             # rounding, overflow and underflow weighed on the rows of one chunk, as a moment's
             # arguments are (sizing all 16 million coordinates tripled the limits' time)
             first = {v: a[:max(1, CHUNK_COORDINATES // dim)] for v, a in arrays.items()}
@@ -462,6 +462,27 @@ def _corners(model: Model, dim: int, point: dict, seed: int) -> dict | None:
 
 def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple:
     """Both sides at every row of ``arrays``, and the rows where the relation fails."""
+    blocks = [_where_it_fails_in(sides, relation, block, dim, start)
+              for start, _, block in _row_blocks(arrays, dim)]
+    lhs, rhs, bad = (np.concatenate(parts) for parts in zip(*blocks))
+    return lhs, rhs, bad
+
+
+def _row_blocks(arrays: dict, dim: int):
+    """The rows of ``arrays`` in blocks of about ROW_BLOCK coordinates, each as (its first row,
+    its number of rows, its arrays): an expression evaluated block by block keeps its
+    intermediate arrays in the cache instead of streaming 128 MiB each through memory (16
+    million coordinates at every d)."""
+    rows = len(next(iter(arrays.values())))
+    step = max(1, ROW_BLOCK // dim)
+    for start in range(0, rows, step):
+        yield start, min(step, rows - start), {v: a[start:start + step]
+                                               for v, a in arrays.items()}
+
+
+def _where_it_fails_in(sides: list, relation: str, arrays: dict, dim: int,
+                       start: int) -> tuple:
+    """``_where_it_fails`` on the block of rows that begins at row ``start``."""
     rows = len(next(iter(arrays.values())))
     (lhs, lhs_terms), (rhs, rhs_terms) = ((as_samples(v, rows) for v in values_and_sizes(
         side, arrays, dim)) for side in sides)
@@ -471,6 +492,6 @@ def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple
     # the margin's floor is the size of the terms, but never more than 1: terms that cancel
     # may not make an error of 1 look small
     size = np.maximum(values, np.minimum(terms, 1.0))
-    return lhs, rhs, np.flatnonzero(~_HOLDS[relation](lhs, rhs, size))
+    return lhs, rhs, start + np.flatnonzero(~_HOLDS[relation](lhs, rhs, size))
 
 

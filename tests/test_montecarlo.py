@@ -208,3 +208,33 @@ def test_claims_worked_out_of_order_come_back_in_the_order_given():
                                   ["pass"] * 2]
     assert [[r.estimate for r in c] for c in together] == [[r.estimate for r in c]
                                                            for c in alone]
+
+
+def test_claims_evaluated_in_blocks_of_rows_see_what_they_see_whole(monkeypatch):
+    """Pointwise and limit claims are evaluated block by block (the cache); taken whole, the
+    estimates, the failing rows and the first counterexample are the same.  z_1 <= c, c the
+    largest z_1 of the first block's rows, fails first in a later block, at the row the draws
+    themselves tell."""
+    import sympy as sp
+
+    from sdpa_proofs import Lim, montecarlo, n, s, z
+
+    logits = get_model("gaussian-logits")
+    z_1 = montecarlo.draw_samples(logits, 4096, logits.parameter_points[0],
+                                  montecarlo.POINTWISE_SAMPLES, 2026)[z][:, 0]
+    rows = montecarlo.ROW_BLOCK // 4096
+    c = sp.Rational(float(z_1[:rows].max()))
+    weights = Sum(sp_exp(z[i]), (i, 1, n))
+    claims = [(z[1] <= c, logits),
+              (Eq(Lim(n * Sum(sp_exp(2 * z[i]), (i, 1, n)) / weights**2, n), sp_exp(s**2)),
+               logits)]
+    dims = {"dims": (64, 4096)}
+    blocked = check_claims(claims, **dims)
+    monkeypatch.setattr(montecarlo, "ROW_BLOCK", 2**40)
+    whole = check_claims(claims, **dims)
+    assert [[(r.estimate, r.reason) for r in c] for c in blocked] == \
+        [[(r.estimate, r.reason) for r in c] for c in whole]
+    failing = np.flatnonzero(z_1 > float(c))
+    assert failing[0] >= rows and blocked[1][0].status == "pass"
+    assert f"fails at {len(failing)} of 2000 samples; the first: {z_1[failing[0]]:.12g} <= " \
+        in blocked[0][1].reason
