@@ -27,6 +27,7 @@ from .expressions import (
     rebind,
     symmetric_order,
 )
+from .realnumbers import proven_sign
 
 
 def distribute_sums(expr: Expr) -> Expr:
@@ -207,21 +208,39 @@ def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of 
 
 
 def differs_somewhere(expr: Expr, probes: int) -> bool:
-    """Evaluate at random points to 50 digits (SymPy's evalf works to that many digits of the
-    value, raising its own precision where terms cancel); True if some value is clearly
-    non-zero: more than 10^-30 of the size of the terms, or of 1 if they are larger (10^-40
-    sigma^2 is not 0, and terms of 10^40 that cancel do not hide a difference of 1)."""
+    """Whether expr is not 0 at one of ``probes`` random points (``sign_at``)."""
     rng = random.Random(20261129)
     symbols = sorted(expr.free_symbols, key=str)
     for _ in range(probes):
         point = {s: random_value(s, rng) for s in symbols}
-        value = sp.N(expr.xreplace(point), 50)
-        if not (value.is_number and value.is_comparable) or value == 0:
-            continue  # no size can make 0 a difference: none is computed
-        size = term_size_at(expr, point)
-        if size is not None and abs(value) > mpmath.mpf(10) ** -30 * min(size, 1):
-            return True
+        try:
+            if sign_at(expr, point):
+                return True
+        except (TypeError, ValueError):
+            continue  # no real number there
     return False
+
+
+def sign_at(expr: Expr, point: dict) -> int | None:
+    """The sign of expr at ``point``, proven by interval arithmetic (realnumbers) where it can
+    be.  Otherwise from SymPy's evalf to 50 digits, which raises its own precision where terms
+    cancel but may lose digits silently: its sign counts only where the value is more than
+    10^-30 of the size of the terms, or of 1 if they are larger (10^-40 sigma^2 is not 0,
+    and terms of 10^40 that cancel do not hide a difference of 1); None where neither tells.
+    Raises ValueError or TypeError where the value is no real number."""
+    number = expr.xreplace(point)
+    sign = proven_sign(number) if number.is_number else None
+    if sign is not None:
+        return sign
+    value = sp.N(number, 50)
+    if not (value.is_number and value.is_comparable):
+        raise ValueError(f"{number} is no real number")
+    if value == 0:
+        return 0
+    size = term_size_at(expr, point)
+    if size is None or abs(value) <= mpmath.mpf(10) ** -30 * min(size, 1):
+        return None
+    return 1 if value > 0 else -1
 
 
 def term_size_at(expr: Expr, point: dict) -> mpmath.mpf | None:

@@ -263,3 +263,23 @@ def test_brute_force_reference_is_itself_sound():
 def test_exact_engine_refuses_coefficients_that_depend_on_the_index(normal):
     verdict = exact_check(E(Sum(i * q[i], (i, 1, d))), 0, normal)
     assert verdict.status == "undecided" and "summation index" in verdict.reason
+
+
+def test_the_exact_search_decides_signs_by_proof_not_by_evalf():
+    """log(cos(c z)), c = 10^-40, is -c^2 z^2 / 2 + O(c^4 z^4): below 0 wherever z != 0, and
+    above -c^2 z^2 / 10^10.  SymPy's evalf makes it 0 at the exact points (z = 1/5: -2 10^-82
+    by the series), and so refuted the true bound, and missed the counterexamples to
+    log(cos(c z)) >= 0 and to log(cos(c z)) = 0 (undecided)."""
+    from sdpa_proofs import z
+    from sdpa_proofs.models import MODELS
+
+    logits, c = MODELS["gaussian-logits"], Rational(1, 10**40)
+    value = sp.log(sp.cos(c * z[1]))
+    assert exact_check(value, -c**2 * z[1] ** 2 / 10**10, logits, frozenset(), "<=").status \
+        == "pass"
+    refuted = exact_check(value, 0, logits, frozenset(), ">=")
+    assert refuted.status == "fail"
+    at = Rational(refuted.counterexample["z[1]"])
+    series = -(c * at) ** 2 / 2
+    assert f"differ by {mpmath.nstr(mpmath.mpf(series), 2)}" in refuted.reason
+    assert exact_check(value, 0, logits, frozenset(), "=").status == "fail"
