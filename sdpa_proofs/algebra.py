@@ -228,10 +228,12 @@ def sign_at(expr: Expr, point: dict) -> int | None:
     10^-30 of the size of the terms, or of 1 if they are larger (10^-40 sigma^2 is not 0,
     and terms of 10^40 that cancel do not hide a difference of 1); None where neither tells.
     Raises ValueError or TypeError where the value is no real number."""
-    number = expr.xreplace(point)
-    sign = proven_sign(number) if number.is_number else None
+    with sp.evaluate(False):  # SymPy's Max and Min of numbers would compare them by evalf
+        unevaluated = expr.xreplace(point)
+    sign = proven_sign(unevaluated) if unevaluated.is_number else None
     if sign is not None:
         return sign
+    number = expr.xreplace(point)  # SymPy's own evaluation sees 0 in e^(2/5) - (e^(1/5))^2
     value = sp.N(number, 50)
     if not (value.is_number and value.is_comparable):
         raise ValueError(f"{number} is no real number")
