@@ -157,7 +157,8 @@ class MaxOver(Expr):
         index, lower, upper = self.args[1]
         if not (lower.is_Integer and upper.is_Integer):
             return self
-        values = [self.function.xreplace({index: v}) for v in range(int(lower), int(upper) + 1)]
+        values = [self.function.xreplace({index: sp.Integer(v)})
+                  for v in range(int(lower), int(upper) + 1)]
         # SymPy compares symbolic arguments pairwise to drop dominated ones, at great cost and
         # to no end here: the values are compared once numbers are put in
         return sp.Max(*values, evaluate=all(v.is_number for v in values))

@@ -183,13 +183,32 @@ def _mul(expr: Mul, ranges: Ranges) -> Interval:
         corners = [_times(x, y) for x in (lo, hi) for y in (a, b)]
         if any(c is S.NaN for c in corners):
             return UNKNOWN
-        try:
-            lo, hi = sp.Min(*corners), sp.Max(*corners)
-        except (TypeError, ValueError):
-            return UNKNOWN
-        if lo.has(sp.Min, sp.Max) or hi.has(sp.Min, sp.Max):
+        lo, hi = _least(corners), _greatest(corners)
+        if lo is None or hi is None:
             return _by_signs(expr, ranges)
     return lo, hi
+
+
+def _least(ends: list) -> Expr | None:
+    """The end that is certainly at most every other, None if none is.  Not SymPy's Min: with
+    a corner such as -oo (d - c) among them, it returned the larger of two others (review
+    round 44), and it compares numbers by evalf."""
+    if any(_infinite_times_unknown(end) for end in ends):
+        return None
+    return next((end for end in ends
+                 if all(other == end or known_le(end, other) for other in ends)), None)
+
+
+def _greatest(ends: list) -> Expr | None:
+    """The end that is certainly at least every other, None if none is (see _least)."""
+    negated = _least([-end for end in ends])
+    return None if negated is None else -negated
+
+
+def _infinite_times_unknown(end: Expr) -> bool:
+    """oo times what SymPy cannot sign (oo (d - c)): an end that is no end."""
+    return end.has(S.Infinity, S.NegativeInfinity) and end not in (S.Infinity,
+                                                                   S.NegativeInfinity)
 
 
 def _by_signs(expr: Mul, ranges: Ranges) -> Interval:
@@ -243,8 +262,8 @@ def _pow(expr: Pow, ranges: Ranges) -> Interval:
             return lo ** exponent, hi ** exponent
         if known_le(hi, S.Zero):
             return hi ** exponent, lo ** exponent
-        return S.Zero, sp.Max(lo ** exponent, hi ** exponent) if lo.is_finite and hi.is_finite \
-            else S.Infinity
+        top = _greatest([lo ** exponent, hi ** exponent])
+        return S.Zero, S.Infinity if top is None else top
     if exponent.is_Integer and exponent > 0:  # odd: increasing on the whole line
         return lo ** exponent, hi ** exponent
     # a proven sign, not "> 0": an exponent that is 0 without being written as 0 (cos(pi/7) -

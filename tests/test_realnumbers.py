@@ -93,3 +93,14 @@ def test_an_approximation_is_within_its_bits(number):
     value = reference(number)
     with mpmath.workdps(400):
         assert abs(approximation(number, 120) - value) <= abs(value) * mpmath.mpf(2) ** -120
+
+
+def test_floor_and_ceiling_keep_every_bit_of_their_ends():
+    """floor(2^60 + 255 + 1/2) is 2^60 + 255, and so is ceiling(2^60 + 255 - 1/2): mpmath's
+    floor at 53 bits made both 2^60 + 256 (review round 44).  Unevaluated, as SymPy would
+    otherwise work them out itself."""
+    integer = Integer(2) ** 60 + 255
+    for rounded in (floor(integer + Rational(1, 2), evaluate=False),
+                    sp.ceiling(integer - Rational(1, 2), evaluate=False)):
+        assert proven_sign(sp.Add(rounded, -integer, evaluate=False)) == 0
+        assert rational_bounds(rounded) == (integer, integer)

@@ -2475,3 +2475,61 @@ def test_a_huge_power_is_not_expanded_by_the_exact_engine():
     after = sigma_q ** 2 * (1 + 1 / d) ** (Integer(10) ** 19)
     verdict = exact_check(E(q[1] ** 2), after, get_model("independent-normal"), relation="<=")
     assert verdict.status == "undecided" and "not expanded" in verdict.reason
+
+
+# ---- found by attacking the checker, round 44 ----------------------------------------------
+
+PRODUCT_OF_MAXIMA = HEADER + '''
+X = MaxOver(i - 5000 - exp(1), (i, 1, d)) * MaxOver(d * i - log(3), (i, 1, d))
+H = Rational(5244930427560140616498742579353612413301, 10633823966279326983230456482242756608)
+bound = Derivation(title="a product of maxima", claim=Le(X, H),
+                   steps=[Step(H, "range", rel="<=")])
+'''
+
+PRODUCT_WITH_A_MAXIMUM = HEADER + '''
+X = (exp(1) - d**2) * MaxOver(i - 5000 - pi, (i, 1, d))
+L = Rational(7924176284022426267, 4611686018427387904) * d \\
+    - Rational(45708467664320492246334385877555316205407, 5316911983139663491615228241121378304)
+bound = Derivation(title="a product with a maximum", claim=Ge(X, Rational(17, 10) * d - 8600),
+                   steps=[Step(L, "range", rel=">="),
+                          Step(Rational(17, 10) * d - 8600, "algebra", rel=">=")])
+'''
+
+
+@pytest.mark.parametrize("source", [PRODUCT_OF_MAXIMA, PRODUCT_WITH_A_MAXIMUM],
+                         ids=["at most", "at least"])
+def test_a_products_corners_are_ordered_by_proof_not_by_sympys_min_and_max(tmp_path, capsys,
+                                                                          source):
+    """Both maxima are reached at i = d: the first product is (d - 5000 - e)(d^2 - log 3),
+    above 493 from d = 5003; the second is -(d^2 - e)(d - 5000 - pi), below 17 d/10 - 8600 from
+    d = 5004.  Both were verified: with a corner -oo (d - c) among them, SymPy's Min and Max
+    returned a finite corner that is not the least or the largest, and the range rule took it
+    for a bound.  Only the rule check sees d above 4."""
+    write(tmp_path, "bound.py", source)
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data) == {"bound": "failed"}
+    assert "step 1 (range)" in out and "rule check fail" in out
+
+
+def test_the_least_and_largest_corner_are_proven_or_unknown():
+    """-oo (d - pi) is no end SymPy can place; among numbers the order is exact."""
+    from sympy import E, Rational, oo, pi
+
+    from sdpa_proofs import d
+    from sdpa_proofs.intervals import _greatest, _least
+
+    corners = [(E - 1) * (1 - pi), Rational(1718, 1000) * d - 5398, -oo * (d - pi)]
+    assert _least(corners) is None and _greatest(corners) is None
+    assert _least(corners[:1] + [Rational(-1, 3)]) == corners[0]
+    assert _greatest([d, d + 1, -oo]) == d + 1 and _least([d, d + 1, -oo]) == -oo
+    assert _least([d, 5 - d]) is None
+
+
+def test_the_largest_of_the_index_itself_is_a_number():
+    """max_{i=1..d} i - d <= 0 crashed the exact check (exit 3): written out at concrete d,
+    the maximum's values were Python ints."""
+    from sympy import Integer
+
+    from sdpa_proofs import MaxOver, d, i
+
+    assert (MaxOver(i, (i, 1, d)) - d).xreplace({d: Integer(3)}).doit() == 0
