@@ -165,8 +165,10 @@ class MaxOver(Expr):
 
 
 BINDERS = SUMS + (MaxOver,)  # everything that binds an index over a range
-# kinks where arguments tie: SymPy differentiates them anyway, counting each tie as a half
-NOT_DIFFERENTIABLE = (sp.Max, sp.Min, MaxOver)
+# kinks where arguments tie (|u| where u = 0) and jumps: SymPy differentiates them anyway,
+# counting each tie as a half (d|u|/du is sign(u), 0 at the kink)
+NOT_DIFFERENTIABLE = (sp.Max, sp.Min, MaxOver, sp.Abs, sp.sign, sp.floor, sp.ceiling,
+                      sp.Heaviside)
 
 
 def rebind(template: Expr, body: Expr) -> Expr:

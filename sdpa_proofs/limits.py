@@ -55,21 +55,28 @@ class SampleMeans:
 
     def conditions(self) -> list[tuple[str, Expr]]:
         """What continuity of h at the limit point needs, in the means: ("nonzero", e) for
-        every denominator factor, ("positive", e) for the argument of every logarithm, the
-        base of every non-integer power, and the base of every power whose exponent holds a
-        mean (b^x jumps at x = 0 for b = 0, and is not real for b < 0)."""
+        every denominator factor and the base of every negative power, wherever it stands
+        (tanh(1/M) and Max(0, 1/M) jump at M = 0 as 1/M does), then ("positive", e) for the
+        argument of every logarithm, the base of every non-integer power, and the base of
+        every power whose exponent holds a mean (b^x jumps at x = 0 for b = 0, and is not real
+        for b < 0).  The nonzero ones come first: the others may mean nothing where they fail."""
+        means = set(self.means)
         found = []
         _, denominator = sp.fraction(sp.together(self.function))
         for factor in sp.Mul.make_args(denominator):
             base = factor.as_base_exp()[0]
-            if base.free_symbols & set(self.means):
+            if base.free_symbols & means:
                 found.append(("nonzero", base))
+        for node in sp.preorder_traversal(self.function):
+            if isinstance(node, sp.Pow) and node.exp.is_negative \
+                    and node.base.free_symbols & means and ("nonzero", node.base) not in found:
+                found.append(("nonzero", node.base))
         for node in sp.preorder_traversal(self.function):
             if isinstance(node, sp.log):
                 found.append(("positive", node.args[0]))
             elif isinstance(node, sp.Pow) and (
-                    (not node.exp.is_integer and node.base.free_symbols & set(self.means))
-                    or node.exp.free_symbols & set(self.means)):
+                    (not node.exp.is_integer and node.base.free_symbols & means)
+                    or node.exp.free_symbols & means):
                 found.append(("positive", node.base))
         return found
 

@@ -644,7 +644,11 @@ class Differentiate(Rule):
     latex = "differentiation"
 
     def rewrite(self, node, ctx):
-        if not isinstance(node, Derivative) or node.expr.has(*NOT_DIFFERENTIABLE):
+        if not isinstance(node, Derivative):
+            return None
+        if not ctx.precondition(not node.expr.has(*NOT_DIFFERENTIABLE),
+                                f"differentiate: {show(node.expr)} has a kink or a jump, where "
+                                "it is not differentiable"):
             return None
         return node.doit(deep=False)
 

@@ -291,9 +291,10 @@ def _constructs_the_checks_know(place: str, expr: Expr) -> None:
                     raise BadInput(f"{place}: {show(node)}: derivatives are taken in a "
                                    "coordinate (z_j, q_i), a whole number of times")
             if node.expr.has(*NOT_DIFFERENTIABLE):
-                raise BadInput(f"{place}: {show(node)}: a maximum or minimum is not "
-                               "differentiable where its arguments tie; differentiate the "
-                               "branch that is largest instead")
+                raise BadInput(f"{place}: {show(node)}: a maximum, a minimum or an "
+                               "absolute value is not differentiable where its arguments tie "
+                               "(nor sign, floor or a step where it jumps); differentiate the "
+                               "branch that holds instead")
         if isinstance(node, sp.KroneckerDelta) and len(node.args) > 2:
             raise BadInput(f"{place}: {show(node)}: a Kronecker delta with a range; write the "
                            "range as a sum's limits instead")

@@ -2533,3 +2533,66 @@ def test_the_largest_of_the_index_itself_is_a_number():
     from sdpa_proofs import MaxOver, d, i
 
     assert (MaxOver(i, (i, 1, d)) - d).xreplace({d: Integer(3)}).doit() == 0
+
+
+# ---- found by attacking the checker, round 45 ----------------------------------------------
+
+def test_the_exact_search_starts_where_every_named_coordinate_exists(tmp_path, capsys):
+    """2 q_7 k_7 <= q_7^2 + k_7^2 crashed the exact check (exit 3): its counterexample search
+    tried d = 2, 3, 4, where q_7 does not exist.  (q_7 - k_7)^2 >= 0 proves it; p_5 <= 1 for
+    a softmax over n logits is not shown for every n (z_5 needs n >= 5) and fails, without
+    a crash."""
+    write(tmp_path, "seventh.py", HEADER + '''
+seventh = Derivation(title="seventh", claim=Le(2 * q[7] * k[7], q[7]**2 + k[7]**2),
+                     models=["independent-normal"],
+                     steps=[Step(q[7]**2 + k[7]**2, "algebra", rel="<=")])
+''')
+    write(tmp_path, "fifth.py", HEADER + '''
+fifth = Derivation(title="fifth", claim=Le(exp(z[5]) / Sum(exp(z[m]), (m, 1, n)), 1),
+                   models=["gaussian-logits"], steps=[Step(Integer(1), "range", rel="<=")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"seventh": "verified", "fifth": "failed"}
+    seventh = next(d for d in data["derivations"] if d["name"] == "seventh")
+    (step,) = seventh["models"][0]["steps"]
+    assert "dimensions 7, 8, 9" in step["exact_check"]["reason"]
+
+
+@pytest.mark.parametrize("jump", ["tanh", "Max"])
+def test_the_law_of_large_numbers_needs_every_reciprocal_of_a_mean_nonzero(tmp_path, capsys,
+                                                                             jump):
+    """lim tanh(n / sum z_i) and lim Max(0, n / sum z_i) have no limit: the mean of the z_i
+    is N(0, s^2/n), which changes sign infinitely often, and 1/mean jumps between -oo and oo.
+    The rule passed both (it looked for denominators at the top level only), and the Max one
+    crashed the exact check at Max(0, 1/0)."""
+    from sympy import Max, Sum, tanh
+
+    from sdpa_proofs import E, Lim, i, n, z
+    from sdpa_proofs.models import MODELS
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    function = {"tanh": tanh, "Max": lambda u: Max(0, u)}[jump]
+    verdict = rule_check(Lim(function(n / Sum(z[i], (i, 1, n))), n), function(1 / E(z[1])),
+                         resolve("law_of_large_numbers"), MODELS["gaussian-logits"])
+    assert verdict.status != "pass" and "nonzero" in verdict.reason
+    write(tmp_path, "jump.py", HEADER + f'''
+f = {"tanh" if jump == "tanh" else "lambda u: Max(0, u)"}
+jump = Derivation(title="jump", claim=Eq(Lim(f(n / Sum(z[i], (i, 1, n))), n), f(1 / E(z[1]))),
+                  models=["gaussian-logits"],
+                  steps=[Step(f(1 / E(z[1])), "law_of_large_numbers")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"jump": "undecided"}
+
+
+def test_an_absolute_value_is_not_differentiated(tmp_path, capsys):
+    """d|z_i|/dz_i z_i = |z_i| was verified: SymPy makes d|u|/du sign(u), 0 at the kink,
+    where |u| has no derivative; like a maximum's, it is now refused."""
+    write(tmp_path, "kink.py", HEADER + '''
+kink = Derivation(title="kink", claim=Eq(Derivative(Abs(z[i]), z[i]) * z[i], Abs(z[i])),
+                  models=["gaussian-logits"],
+                  steps=[Step(Abs(z[i]), ["differentiate", "algebra"])])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "absolute value is not differentiable" in out and "kink.py" in out
