@@ -240,8 +240,10 @@ def _sign(x: sp.sign):
 
 
 def _rounded(function):
-    def enclose(x):  # floor and ceiling are monotone, and exact with the ends' own bits (at
-        ends = _ends_of(_enclose(x.args[0]))  # 53 bits, floor(2^60 + 255) was 2^60 + 256)
+    def enclose(x):
+        # floor and ceiling are monotone, and exact when taken with as many bits as the ends
+        # have (at mpmath's 53, floor(2^60 + 255) was 2^60 + 256)
+        ends = _ends_of(_enclose(x.args[0]))
         with mpmath.workprec(max(53, *(end._mpf_[3] for end in ends))):
             return iv.mpf([function(end) for end in ends])
     return enclose
