@@ -27,7 +27,8 @@ from .expressions import (
     rebind,
     symmetric_order,
 )
-from .realnumbers import proven_sign
+from .realnumbers import misjudged_number, numbers_as_unknowns, proven_sign
+from .text import show
 
 
 def distribute_sums(expr: Expr) -> Expr:
@@ -190,11 +191,29 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
     return False if differs_somewhere(plain, probes) else None
 
 
+def misjudged_by_sympy(*exprs: Expr) -> str | None:
+    """Why SymPy's algebra is not to be trusted with these expressions: a number in them that
+    its assumptions misjudge (``realnumbers.misjudged_number``), which expand, simplify and
+    its constructors then rewrite wrongly; None if there is none."""
+    for expr in exprs:
+        number = misjudged_number(expr)
+        if number is not None:
+            return (f"SymPy's assumptions misjudge the number {show(number)} (its sign, proven "
+                    f"by interval arithmetic, is {_SIGN_NAMES[proven_sign(number)]}), so no "
+                    "algebra of SymPy's is trusted with this step")
+    return None
+
+
+_SIGN_NAMES = {1: "positive", -1: "negative", 0: "zero", None: "unknown"}
+
+
 def simplifies_to_zero(expr: Expr) -> bool:
-    """Whether SymPy's simplify reaches 0.  SymPy itself can fail on sums (it raises inside
-    sum_simplify on some products of sums); a failure proves nothing, so it counts as False."""
+    """Whether SymPy's simplify reaches 0 with the numbers in expr as unknowns of their proven
+    signs (``numbers_as_unknowns``: simplify decides numbers by evalf, which loses digits).
+    SymPy itself can fail on sums (it raises inside sum_simplify on some products of sums); a
+    failure proves nothing, so it counts as False."""
     try:
-        return sp.simplify(expr) == 0
+        return sp.simplify(numbers_as_unknowns(expr)[0]) == 0
     except Exception:  # noqa: BLE001 - any internal SymPy error means "not shown"
         return False
 

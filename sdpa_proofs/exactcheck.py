@@ -14,6 +14,7 @@ from sympy import Expr, Indexed
 from .algebra import (
     canonical,
     differs_somewhere,
+    misjudged_by_sympy,
     readable,
     sign_at,
     simplifies_to_zero,
@@ -47,6 +48,9 @@ def exact_check(before: Expr, after: Expr, model: Model,
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
+    misjudged = misjudged_by_sympy(before, after)
+    if misjudged:
+        return Verdict(UNDECIDED, f"exact engine: {misjudged}")
     try:
         before, after = (_limits_evaluated(x, model) for x in (before, after))
     except UnsupportedExpression as error:

@@ -19,7 +19,7 @@ from sympy.printing.precedence import PRECEDENCE
 
 from .errors import UnsupportedExpression
 from .expressions import MOMENT_FUNCTIONS, is_random_coordinate, random_coordinates
-from .realnumbers import certainly_positive
+from .realnumbers import certainly_positive, numbers_as_unknowns
 
 
 class Lim(Expr):
@@ -115,7 +115,8 @@ def sample_means(limit: Lim) -> SampleMeans:
         (index, _, _), = total.limits
         summands.append(summand.xreplace({index: sp.Integer(1)}))
         vectors |= {c.base for c in random_coordinates(summand)}
-    function = sp.simplify(body.xreplace(replacements))
+    plain, numbers = numbers_as_unknowns(body.xreplace(replacements))
+    function = sp.simplify(plain).xreplace(numbers)  # no number decided by evalf
     jumps = [node for node in sp.preorder_traversal(function)
              if isinstance(node, sp.Basic) and node.args and not isinstance(node, CONTINUOUS)]
     if jumps:

@@ -84,7 +84,7 @@ def signed_stand_ins(x: Expr) -> Expr:
     only its proven sign, so that SymPy's assumptions reason about x without evalf: SymPy
     holds q^2 (1/2 - 10^70 log(1 + 10^-70)) non-negative (the number is about -1/2)."""
     if x.is_number:
-        if x.is_Rational or x.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+        if x.is_Rational or x.has(*_NOT_FINITE):
             return x
         sign = proven_sign(x)
         if sign == 0:
@@ -97,6 +97,43 @@ def signed_stand_ins(x: Expr) -> Expr:
         rest = [signed_stand_ins(a) for a in x.args if not a.is_number]
         return x.func(signed_stand_ins(x.func(*numbers)), *rest)
     return x.func(*(signed_stand_ins(a) for a in x.args))
+
+
+def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
+    """x with each number in it that is not a rational replaced by an unknown that carries
+    only its proven sign (equal numbers by the same unknown), and the map back: SymPy's
+    simplify decides numbers by evalf, and takes sin(log(cos(10^-50))), about -5 10^-101,
+    for 0, so that x (1 + it) - x simplified to 0."""
+    unknowns: dict = {}
+
+    def replaced(node: Expr) -> Expr:
+        if node.is_number and not (node.is_Rational or node.has(*_NOT_FINITE)):
+            if node not in unknowns:
+                sign = proven_sign(node)
+                unknowns[node] = sp.S.Zero if sign == 0 else sp.Dummy(
+                    **{1: {"positive": True}, -1: {"negative": True}}.get(sign, {}))
+            return unknowns[node]
+        return node.func(*(replaced(a) for a in node.args)) if node.args else node
+    return replaced(x), {u: number for number, u in unknowns.items() if u != 0}
+
+
+_NOT_FINITE = (sp.oo, -sp.oo, sp.zoo, sp.nan)
+
+
+def misjudged_number(x: Expr) -> Expr | None:
+    """A number in x, at any depth, that SymPy's assumptions take for 0, positive or negative
+    where its proven sign says otherwise or says nothing; None if there is none.  SymPy then
+    rewrites it wrongly: sin(log(cos(10^-50))) is about -5 10^-101, SymPy's is_zero says True,
+    and so sigma^t is 1 to it and expand turns sigma^(2 + t) into sigma^2 (review round 46)."""
+    for node in sp.preorder_traversal(x):
+        if not (isinstance(node, Expr) and node.is_number) or node.is_Rational \
+                or node.has(*_NOT_FINITE):
+            continue
+        sign = proven_sign(node)
+        said = {0: node.is_zero, 1: node.is_positive, -1: node.is_negative}
+        if any(claim is True and sign != value for value, claim in said.items()):
+            return node
+    return None
 
 
 @lru_cache(maxsize=4096)

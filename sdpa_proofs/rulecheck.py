@@ -7,7 +7,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Expr
 
-from .algebra import algebraically_equal
+from .algebra import algebraically_equal, misjudged_by_sympy
 from .bounds import bound_check
 from .errors import UnsupportedExpression
 from .models import Model
@@ -24,6 +24,9 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     from one side to the other (see :mod:`sdpa_proofs.bounds`)?"""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
+    misjudged = misjudged_by_sympy(before, after)
+    if misjudged:
+        return Verdict(UNDECIDED, misjudged)
     if relation != "=":
         ctx = Context(model, distinct)
         verdict = bound_check(before, after, relation, rules, ctx)

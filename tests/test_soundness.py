@@ -2596,3 +2596,58 @@ kink = Derivation(title="kink", claim=Eq(Derivative(Abs(z[i]), z[i]) * z[i], Abs
 ''')
     code, out, data = verify(tmp_path, capsys=capsys)
     assert code == 2 and "absolute value is not differentiable" in out and "kink.py" in out
+
+
+# ---- found by attacking the checker, round 46 ----------------------------------------------
+
+MISJUDGED = "sin(log(cos(Integer(10) ** -50)))"  # -5 10^-101; SymPy 1.14's is_zero says True
+
+MISJUDGED_CLAIMS = {
+    "mean": f'''
+t = {MISJUDGED}
+mean = Derivation(title="mean", claim=Eq(E(q[i]), t), steps=[Step(t, "zero_mean")])
+''',
+    "exponent": f'''
+t = {MISJUDGED}
+exponent = Derivation(title="exponent", claim=Eq(E(q[i]**2), sigma_q**(2 + t)),
+                      steps=[Step(Var(q[i]) + E(q[i])**2, "second_moment"),
+                             Step(sigma_q**(2 + t), ["model_variance", "zero_mean"])])
+''',
+    "factor": f'''
+t = {MISJUDGED}
+factor = Derivation(title="factor", claim=Eq(E(q[i]**2 * (1 + t)), sigma_q**2),
+                    steps=[Step(E(q[i]**2), "linearity"),
+                           Step(Var(q[i]) + E(q[i])**2, "second_moment"),
+                           Step(sigma_q**2, ["model_variance", "zero_mean"])])
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(MISJUDGED_CLAIMS))
+def test_a_number_sympy_takes_for_zero_leaves_the_symbolic_checks_undecided(tmp_path, capsys,
+                                                                              name):
+    """t = sin(log(cos(10^-50))) is negative: 0 < cos(10^-50) < 1 and log of it lies in
+    (-1, 0), where sin < 0.  SymPy's evalf makes it 0 and its is_zero True; simplify then
+    took t, sigma^2 t and the like for 0, and expand turned sigma^(2 + t) into sigma^2, so the
+    rule and exact checks passed E[q_i] = t, E[q_i^2] = sigma_q^(2 + t) and
+    E[q_i^2 (1 + t)] = sigma_q^2.  The numeric check counts 10^-101 of the terms as 0 (by
+    design), so all three were verified."""
+    write(tmp_path, f"{name}.py", HEADER + MISJUDGED_CLAIMS[name])
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {name: "undecided"}
+    assert "SymPy's assumptions misjudge the number" in out and "is negative" in out
+
+
+def test_simplify_sees_the_numbers_only_through_their_proven_signs():
+    from sympy import Integer, Symbol, cos, log, sin, tanh
+
+    from sdpa_proofs.algebra import algebraically_equal, simplifies_to_zero
+    from sdpa_proofs.realnumbers import misjudged_number, numbers_as_unknowns
+
+    t, x = sin(log(cos(Integer(10) ** -50))), Symbol("x", real=True)
+    assert not simplifies_to_zero(x * t) and algebraically_equal(x * (1 + t), x) is False
+    assert simplifies_to_zero(x * t - t * x + log(Integer(2)) - log(Integer(2)))
+    plain, back = numbers_as_unknowns(x * t + t ** 2 + x ** 2 * t)  # t and t^2: two numbers
+    assert plain.xreplace(back) == x * t + t ** 2 + x ** 2 * t and len(back) == 2
+    assert misjudged_number(x ** (2 + t)) == t and misjudged_number(tanh(x + t)) == t
+    assert misjudged_number(x * Integer(10) ** 70 * log(1 + Integer(10) ** -70)) is None
