@@ -179,7 +179,10 @@ def opaque_atoms(expr: Expr) -> set[Expr]:
 
 def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
     """True: equal by algebra alone.  False: a point where they differ exists (atoms taken as
-    independent unknowns).  None: neither could be shown."""
+    independent unknowns).  None: neither could be shown.  The numbers take part as unknowns
+    of their proven signs (``without_numbers``), and their values only where a difference is
+    probed."""
+    (a, b), numbers = without_numbers(a, b)
     difference = sp.expand(canonical(a) - canonical(b))
     if difference == 0:
         return True
@@ -188,7 +191,23 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
     plain = difference.xreplace(stand_ins)
     if simplifies_to_zero(plain):
         return True
-    return False if differs_somewhere(plain, probes) else None
+    return False if differs_somewhere(plain, probes, numbers) else None
+
+
+def expand_to_the_same(a: Expr, b: Expr) -> bool:
+    """Whether a and b have the same canonical form, the numbers in them as unknowns."""
+    (a, b), _ = without_numbers(a, b)
+    return sp.expand(canonical(a) - canonical(b)) == 0
+
+
+def without_numbers(*exprs: Expr) -> tuple[list, dict]:
+    """The expressions with each number that is not a rational as an unknown of its proven
+    sign, the same unknown in each (``realnumbers.numbers_as_unknowns``), and the map back.
+    SymPy's expand and constructors rewrite numbers by what evalf makes of them: expand splits
+    sin(log(2 cos(10^-50)) - log 2) into sin(log(cos(10^-50))), which SymPy takes for 0, and
+    d^(1 + it) became d (review round 47)."""
+    plain, numbers = numbers_as_unknowns(sp.Tuple(*exprs))
+    return list(plain.args), numbers
 
 
 def misjudged_by_sympy(*exprs: Expr) -> str | None:
@@ -226,12 +245,14 @@ def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of 
     return sp.Dummy(f"atom{n}", real=True)
 
 
-def differs_somewhere(expr: Expr, probes: int) -> bool:
-    """Whether expr is not 0 at one of ``probes`` random points (``sign_at``)."""
+def differs_somewhere(expr: Expr, probes: int, numbers: dict | None = None) -> bool:
+    """Whether expr is not 0 at one of ``probes`` random points (``sign_at``); the unknowns
+    that stand for numbers (``without_numbers``) take their values."""
     rng = random.Random(20261129)
-    symbols = sorted(expr.free_symbols, key=str)
+    numbers = numbers or {}
+    symbols = sorted(expr.free_symbols - set(numbers), key=str)
     for _ in range(probes):
-        point = {s: random_value(s, rng) for s in symbols}
+        point = {**{s: random_value(s, rng) for s in symbols}, **numbers}
         try:
             if sign_at(expr, point):
                 return True

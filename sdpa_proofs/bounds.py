@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import sympy as sp
 from sympy import Add, Expr, Mul, Pow, Sum
 
-from .algebra import canonical
+from .algebra import canonical, expand_to_the_same, without_numbers
 from .expressions import E, MaxOver, index_symbols
 from .intervals import Ranges, enclosure, forward, is_nonnegative, known_le, sign
 from .realnumbers import certainly_positive
@@ -193,15 +193,15 @@ def _search(start: Expr, goal: Expr, want: int, bounds: list, equalities: list, 
     lead from start to goal (up to the equality rules and algebra); else a move sequence that
     reaches goal in the other direction, if one was seen; else None."""
     ranges = Ranges(ctx.model.dimension)
-    target = canonical(rewrite_everywhere(goal, equalities, ctx))
+    target = rewrite_everywhere(goal, equalities, ctx)
     frontier = list(dict.fromkeys([start, rewrite_everywhere(start, equalities, ctx)]))
     wrong_way = None
     for _ in range(SEARCH_DEPTH):
         found = []
         for state in frontier:
             for new, effect in moves(state, bounds, ranges, maxima):
-                reached = canonical(rewrite_everywhere(new, equalities, ctx))
-                if sp.expand(reached - target) == 0:
+                reached = rewrite_everywhere(new, equalities, ctx)
+                if expand_to_the_same(reached, target):
                     if effect == want:
                         return True
                     wrong_way = new
@@ -224,12 +224,25 @@ def sign_verdict(before: Expr, after: Expr, relation: str, ctx: Context,
 
 
 def _forms(difference: Expr) -> Iterator[Expr]:
+    """The difference as written, expanded and factored, the numbers kept out of SymPy's
+    rewriting (``without_numbers``) and put back unevaluated, where interval arithmetic
+    encloses them: expanded with them, d^(1 + t) - d was 0 for a t SymPy takes for 0."""
     yield difference
-    yield canonical(difference)
+    (plain,), numbers = without_numbers(difference)
+    expanded = canonical(plain)
+    yield _put_back(expanded, numbers)
     try:
-        yield sp.factor(canonical(difference))
+        factored = sp.factor(expanded)
     except (sp.PolynomialError, NotImplementedError, ValueError, TypeError):
         return
+    yield _put_back(factored, numbers)
+
+
+def _put_back(expr: Expr, numbers: dict) -> Expr:
+    """The numbers in place of their unknowns, as they stand (evaluated, SymPy would rewrite
+    them again)."""
+    with sp.evaluate(False):
+        return expr.xreplace(numbers)
 
 
 BOUND_RULES = (AtMostMax(), SumAtLeastMax(), WithinRange())

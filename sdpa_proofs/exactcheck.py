@@ -18,6 +18,7 @@ from .algebra import (
     readable,
     sign_at,
     simplifies_to_zero,
+    without_numbers,
 )
 from .calculus import calculus_normal_form
 from .concrete import (
@@ -48,7 +49,7 @@ def exact_check(before: Expr, after: Expr, model: Model,
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
-    misjudged = misjudged_by_sympy(before, after)
+    misjudged = misjudged_by_sympy(before, after, *model.constants)
     if misjudged:
         return Verdict(UNDECIDED, f"exact engine: {misjudged}")
     try:
@@ -73,10 +74,11 @@ def exact_check(before: Expr, after: Expr, model: Model,
             if verdict.status != PASS:
                 return verdict
             continue
-        difference = sp.expand(lhs - rhs)
+        (plain_lhs, plain_rhs), numbers = without_numbers(lhs, rhs)
+        difference = sp.expand(plain_lhs - plain_rhs)
         if difference == 0 or simplifies_to_zero(difference):
             continue
-        if differs_somewhere(difference, probes=5):
+        if differs_somewhere(difference, probes=5, numbers=numbers):
             return Verdict(FAIL, f"exact values differ{where}: {show(lhs)} versus {show(rhs)}",
                            counterexample={"exact": True, "case": where.strip(" ,"),
                                            "lhs": show(lhs), "rhs": show(rhs)})
@@ -109,8 +111,8 @@ def _limits_evaluated(expr: Expr, model: Model) -> Expr:
 def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozenset) -> Verdict:
     """Differentiate (SymPy) and sift the sums of Kronecker deltas, then compare normal forms for
     symbolic dimension; refute with exact values at concrete coordinates."""
-    forms = [canonical(calculus_normal_form(x, model.dimension, (before, after)))
-             for x in (before, after)]
+    plain, numbers = without_numbers(before, after)
+    forms = [canonical(calculus_normal_form(x, model.dimension, plain)) for x in plain]
     if sp.expand(forms[0] - forms[1]) == 0 or simplifies_to_zero(forms[0] - forms[1]):
         return Verdict(PASS)
     maxima = forms[0].has(MaxOver) or forms[1].has(MaxOver)
@@ -124,7 +126,8 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                 at_point = [side.xreplace(point) for side in sides]
                 points = exact_points(model, coordinates, dim, point)
                 for draw, values in enumerate(points):
-                    values = {**values, **arbitrary_values(at_point, draw % ARBITRARY_DRAWS)}
+                    values = {**values, **arbitrary_values(at_point, draw % ARBITRARY_DRAWS),
+                              **numbers}
                     try:
                         sign = sign_at(at_point[0] - at_point[1], values)
                     except (ValueError, TypeError) as error:  # SymPy's Max of a non-real
@@ -219,7 +222,10 @@ def _shown(number: Expr) -> str:
 def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str) -> Verdict:
     """Closed forms that are sums of matrix entries: equal when their normal forms agree
     (products of sums nested, i != j sums as full minus diagonal, bound indices and symmetric
-    entries in canonical order); unequal when they differ at a concrete d for random entries."""
+    entries in canonical order); unequal when they differ at a concrete d for random entries.
+    Numbers take part as unknowns of their proven signs (see algebra.without_numbers)."""
+    shown = lhs, rhs
+    (lhs, rhs), numbers = without_numbers(lhs, rhs)
     try:
         normal = [_sum_normal_form(side, model.dimension) for side in (lhs, rhs)]
     except UnsupportedExpression:
@@ -233,13 +239,13 @@ def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str) -> Verdict:
         difference = symmetric_order(sp.expand(concrete[0] - concrete[1]))
         entries = {e: sp.Rational(rng.randint(-40, 40), rng.randint(3, 17))
                    for e in difference.atoms(Indexed)}
-        if differs_somewhere(difference.xreplace(entries), probes=2):
-            lhs_text, rhs_text = show(readable(lhs)), show(readable(rhs))
+        if differs_somewhere(difference.xreplace(entries), probes=2, numbers=numbers):
+            lhs_text, rhs_text = (show(readable(side)) for side in shown)
             return Verdict(FAIL, f"exact values differ{where}: {lhs_text} versus {rhs_text}",
                            counterexample={"exact": True, str(model.dimension): dim,
                                            "lhs": lhs_text, "rhs": rhs_text})
-    return Verdict(UNDECIDED, f"could not show {show(readable(lhs))} = {show(readable(rhs))}"
-                              f"{where}")
+    return Verdict(UNDECIDED, f"could not show {show(readable(shown[0]))} = "
+                              f"{show(readable(shown[1]))}{where}")
 
 
 def _sum_normal_form(expr: Expr, dimension: Expr) -> Expr:

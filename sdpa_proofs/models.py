@@ -55,6 +55,12 @@ class Model:
         """How many indices an indexed parameter takes (a mean vector 1, a matrix 2)."""
         return 1
 
+    @property
+    def constants(self) -> tuple[Expr, ...]:
+        """The expressions the model's law is written with (loadings, means): rules and the
+        moment engine bring them into a step."""
+        return ()
+
     def assumptions(self) -> list[str]:
         """The model's assumptions as LaTeX sentences."""
         raise NotImplementedError
@@ -191,6 +197,11 @@ class LatentLinearModel(Model):
     loadings: dict = field(default_factory=dict)  # RandomVector -> {latent name: coefficient}
     means: dict = field(default_factory=dict)     # RandomVector -> mean (default 0)
     description: tuple[str, ...] = ()
+
+    @property
+    def constants(self) -> tuple[Expr, ...]:
+        return tuple(sp.sympify(c) for loads in self.loadings.values() for c in loads.values()) \
+            + tuple(sp.sympify(mean) for mean in self.means.values())
 
     def __post_init__(self):
         self._latent = {latent.name: latent for latent in self.latents}

@@ -107,7 +107,8 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     unknowns: dict = {}
 
     def replaced(node: Expr) -> Expr:
-        if node.is_number and not (node.is_Rational or node.has(*_NOT_FINITE)):
+        if isinstance(node, Expr) and node.is_number \
+                and not (node.is_Rational or node.has(*_NOT_FINITE)):
             if node not in unknowns:
                 sign = proven_sign(node)
                 unknowns[node] = sp.S.Zero if sign == 0 else sp.Dummy(

@@ -24,7 +24,7 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     from one side to the other (see :mod:`sdpa_proofs.bounds`)?"""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
-    misjudged = misjudged_by_sympy(before, after)
+    misjudged = misjudged_by_sympy(before, after, *model.constants)
     if misjudged:
         return Verdict(UNDECIDED, misjudged)
     if relation != "=":

@@ -2651,3 +2651,47 @@ def test_simplify_sees_the_numbers_only_through_their_proven_signs():
     assert plain.xreplace(back) == x * t + t ** 2 + x ** 2 * t and len(back) == 2
     assert misjudged_number(x ** (2 + t)) == t and misjudged_number(tanh(x + t)) == t
     assert misjudged_number(x * Integer(10) ** 70 * log(1 + Integer(10) ** -70)) is None
+
+
+# ---- found by attacking the checker, round 47 ----------------------------------------------
+
+EXPANDED_INTO_A_MISJUDGED_NUMBER = {
+    "equal": '''
+u = sin(log(2 * cos(Integer(10) ** -50)) - log(2))
+equal = Derivation(title="equal", claim=Eq(d, d**(1 + u)), steps=[Step(d**(1 + u), "algebra")])
+''',
+    "at least": '''
+u = sin(log(2 * cos(Integer(10) ** -50)) - log(2))
+at_least = Derivation(title="at least", claim=Ge(d**(1 + u), d),
+                      steps=[Step(d, "algebra", rel=">=")])
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXPANDED_INTO_A_MISJUDGED_NUMBER))
+def test_numbers_stay_out_of_sympys_expansion(tmp_path, capsys, name):
+    """u = sin(log(2 cos(10^-50)) - log 2) = sin(log(cos(10^-50))), about -5 10^-101: SymPy
+    judges every part of u rightly, but expand splits the logarithm into the number it takes
+    for 0, and d^(1 + u) became d; d = d^(1 + u) and d^(1 + u) >= d were verified, false for
+    every d >= 2.  Numbers now take part in expansion only as unknowns of their signs."""
+    write(tmp_path, "claim.py", HEADER + EXPANDED_INTO_A_MISJUDGED_NUMBER[name])
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and set(statuses(data).values()) == {"failed"}
+    assert "step 1 (algebra)" in out and "rule check fail" in out
+
+
+def test_a_models_own_numbers_are_held_to_their_proven_signs(tmp_path, capsys):
+    """A model with mean t = sin(log(cos(10^-50))) verified E[e^(q_i)] = e^(sigma_q^2/2): the
+    Gaussian moment generating function made e^(t + sigma_q^2/2), and SymPy dropped t."""
+    write(tmp_path, "mean.py", HEADER + '''
+t = sin(log(cos(Integer(10) ** -50)))
+tiny_mean = LatentLinearModel(
+    name="tiny-mean", dimension=d, latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+    loadings={q: {"u": sigma_q}, k: {"w": sigma_k}}, means={q: t},
+    parameter_points=[{sigma_q: Rational(3, 7), sigma_k: Rational(5, 4)}])
+mean = Derivation(title="mean", claim=Eq(E(exp(q[i])), exp(sigma_q**2 / 2)), models=[tiny_mean],
+                  steps=[Step(exp(sigma_q**2 / 2), "gaussian_mgf")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"mean": "undecided"}
+    assert "misjudge the number sin(log(cos(" in out
