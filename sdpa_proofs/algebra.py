@@ -177,12 +177,14 @@ def opaque_atoms(expr: Expr) -> set[Expr]:
     return found
 
 
-def algebraically_equal(a: Expr, b: Expr, probes: int = 3) -> bool | None:
+def algebraically_equal(a: Expr, b: Expr, probes: int = 3,
+                        numbers: dict | None = None) -> bool | None:
     """True: equal by algebra alone.  False: a point where they differ exists (atoms taken as
     independent unknowns).  None: neither could be shown.  The numbers take part as unknowns
-    of their proven signs (``without_numbers``), and their values only where a difference is
-    probed."""
-    (a, b), numbers = without_numbers(a, b)
+    of their proven signs (``without_numbers``; ``numbers`` maps unknowns already put in to
+    their numbers), and their values only where a difference is probed."""
+    (a, b), found = without_numbers(a, b)
+    numbers = {**(numbers or {}), **found}
     difference = sp.expand(canonical(a) - canonical(b))
     if difference == 0:
         return True

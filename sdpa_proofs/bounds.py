@@ -217,18 +217,20 @@ def sign_verdict(before: Expr, after: Expr, relation: str, ctx: Context,
     difference as written, expanded and factored."""
     difference = upward(relation) * (sp.sympify(after) - sp.sympify(before))
     ranges = Ranges(ctx.model.dimension)
-    for form in forms or _forms(difference):
+    for form in forms or _forms(difference, ctx.numbers):
         if is_nonnegative(form, ranges):
             return Verdict(PASS)
     return Verdict(FAIL, f"interval arithmetic does not show {show(difference)} ≥ 0")
 
 
-def _forms(difference: Expr) -> Iterator[Expr]:
+def _forms(difference: Expr, numbers: dict) -> Iterator[Expr]:
     """The difference as written, expanded and factored, the numbers kept out of SymPy's
-    rewriting (``without_numbers``) and put back unevaluated, where interval arithmetic
-    encloses them: expanded with them, d^(1 + t) - d was 0 for a t SymPy takes for 0."""
-    yield difference
-    (plain,), numbers = without_numbers(difference)
+    rewriting (``without_numbers``; ``numbers``: the unknowns already put in for them) and put
+    back unevaluated, where interval arithmetic encloses them: expanded with them,
+    d^(1 + t) - d was 0 for a t SymPy takes for 0."""
+    yield _put_back(difference, numbers)
+    (plain,), found = without_numbers(difference)
+    numbers = {**numbers, **found}
     expanded = canonical(plain)
     yield _put_back(expanded, numbers)
     try:

@@ -35,7 +35,7 @@ from .errors import UnsupportedExpression
 from .expressions import SUMS, E, MaxOver, random_coordinates, symmetric_order
 from .indexing import expand_terms
 from .limits import Lim, outside_the_law, sample_means
-from .models import Model
+from .models import Model, without_numbers_in_step
 from .moments import ExactEvaluator, exact_cases
 from .realnumbers import NoEnclosure, approximation, certainly_nonzero, certainly_positive
 from .relations import relation_of, upward
@@ -52,14 +52,15 @@ def exact_check(before: Expr, after: Expr, model: Model,
     misjudged = misjudged_by_sympy(before, after, *model.constants)
     if misjudged:
         return Verdict(UNDECIDED, f"exact engine: {misjudged}")
+    (before, after), numbers, model = without_numbers_in_step(model, before, after)
     try:
         before, after = (_limits_evaluated(x, model) for x in (before, after))
     except UnsupportedExpression as error:
         return Verdict(UNDECIDED, f"exact engine: {error}")
     if relation != "=":
-        return _exact_inequality(before, after, model, distinct, relation)
+        return _exact_inequality(before, after, model, distinct, relation, numbers)
     if is_pointwise(before, after):
-        return _pointwise_exact(before, after, model, distinct)
+        return _pointwise_exact(before, after, model, distinct, numbers)
     cases = exact_cases(before, after, model, distinct)
     while True:
         try:
@@ -70,15 +71,15 @@ def exact_check(before: Expr, after: Expr, model: Model,
             return Verdict(UNDECIDED, f"exact engine: {error}")
         where = _describe_case(case)
         if lhs.has(*SUMS) or rhs.has(*SUMS):  # a model whose moments are sums of entries
-            verdict = _compare_sums(lhs, rhs, model, where)
+            verdict = _compare_sums(lhs, rhs, model, where, numbers)
             if verdict.status != PASS:
                 return verdict
             continue
-        (plain_lhs, plain_rhs), numbers = without_numbers(lhs, rhs)
+        (plain_lhs, plain_rhs), found = without_numbers(lhs, rhs)
         difference = sp.expand(plain_lhs - plain_rhs)
         if difference == 0 or simplifies_to_zero(difference):
             continue
-        if differs_somewhere(difference, probes=5, numbers=numbers):
+        if differs_somewhere(difference, probes=5, numbers={**numbers, **found}):
             return Verdict(FAIL, f"exact values differ{where}: {show(lhs)} versus {show(rhs)}",
                            counterexample={"exact": True, "case": where.strip(" ,"),
                                            "lhs": show(lhs), "rhs": show(rhs)})
@@ -108,10 +109,13 @@ def _limits_evaluated(expr: Expr, model: Model) -> Expr:
     return expr
 
 
-def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozenset) -> Verdict:
+def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozenset,
+                     numbers: dict) -> Verdict:
     """Differentiate (SymPy) and sift the sums of Kronecker deltas, then compare normal forms for
-    symbolic dimension; refute with exact values at concrete coordinates."""
-    plain, numbers = without_numbers(before, after)
+    symbolic dimension; refute with exact values at concrete coordinates (``numbers``: the
+    unknowns that stand for numbers, with their values)."""
+    plain, found = without_numbers(before, after)
+    numbers = {**numbers, **found}
     forms = [canonical(calculus_normal_form(x, model.dimension, plain)) for x in plain]
     if sp.expand(forms[0] - forms[1]) == 0 or simplifies_to_zero(forms[0] - forms[1]):
         return Verdict(PASS)
@@ -124,7 +128,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                                  key=sp.default_sort_key)
             for point in model.parameter_points:
                 at_point = [side.xreplace(point) for side in sides]
-                points = exact_points(model, coordinates, dim, point)
+                points = _exact_points(model, coordinates, dim, point, numbers)
                 for draw, values in enumerate(points):
                     values = {**values, **arbitrary_values(at_point, draw % ARBITRARY_DRAWS),
                               **numbers}
@@ -137,7 +141,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                         where = {str(model.dimension): dim,
                                  **{str(k): str(v) for k, v in point.items()},
                                  **{str(k): int(v) for k, v in indices.items()},
-                                 **{str(c): str(v) for c, v in values.items()}}
+                                 **{str(c): str(v) for c, v in values.items() if c not in numbers}}
                         return Verdict(FAIL, f"the sides differ at {format_point(where)}",
                                        counterexample={"exact": True, **where})
     if maxima:
@@ -150,7 +154,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
 
 
 def _exact_inequality(before: Expr, after: Expr, model: Model, distinct: frozenset,
-                      relation: str) -> Verdict:
+                      relation: str, numbers: dict) -> Verdict:
     """A search for a counterexample among the exact forms (SymPy's calculus for identities in
     the coordinates, closed moments for symbolic d) at concrete dimensions.  It refutes but
     proves nothing: the proof for every dimension is the rule check's, and the reason says so."""
@@ -162,7 +166,7 @@ def _exact_inequality(before: Expr, after: Expr, model: Model, distinct: frozens
             cases = list(exact_cases(before, after, model, distinct))
         except UnsupportedExpression as error:
             return Verdict(UNDECIDED, f"exact engine: {error}")
-    return _search_counterexample(cases, model, distinct, relation)
+    return _search_counterexample(cases, model, distinct, relation, numbers)
 
 
 EXACT_DIMENSIONS = (2, 3, 4)
@@ -170,10 +174,11 @@ ARBITRARY_DRAWS = 3  # exact points per case otherwise
 
 
 def _search_counterexample(cases: list, model: Model, distinct: frozenset,
-                           relation: str) -> Verdict:
+                           relation: str, numbers: dict) -> Verdict:
     """Evaluate the exact forms at concrete dimensions, with coordinates z = log r for rational
-    r (so e^z is exact) at ties, near one-hot points and random points, and parameters at the
-    model's points; any point where the relation fails refutes the step."""
+    r (so e^z is exact) at ties, near one-hot points and random points, parameters at the
+    model's points and the unknowns that stand for numbers at their numbers; any point where
+    the relation fails refutes the step."""
     want = upward(relation)
     tried = 0
     # z_5 exists only from n = 5 on: the dimensions start where every named coordinate does
@@ -188,7 +193,8 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
                                          - concretise(lhs, substitution, indices))
                     coordinates = sorted(random_coordinates(difference),
                                          key=sp.default_sort_key)
-                    for values in exact_points(model, coordinates, dim, point):
+                    for values in _exact_points(model, coordinates, dim, point, numbers):
+                        values = {**values, **numbers}
                         try:
                             sign = sign_at(difference, values)
                         except (ValueError, TypeError):  # SymPy's Max of a non-real value
@@ -199,8 +205,11 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
                             where = {str(model.dimension): dim,
                                      **{str(k): str(v) for k, v in point.items()},
                                      **{str(k): int(v) for k, v in indices.items()},
-                                     **{str(c): str(v) for c, v in values.items()}}
-                            value = _shown(difference.xreplace(values))
+                                     **{str(c): str(v) for c, v in values.items()
+                                        if c not in numbers}}
+                            with sp.evaluate(False):  # the numbers as they stand
+                                at_point = difference.xreplace(values)
+                            value = _shown(at_point)
                             return Verdict(FAIL, f"the relation fails at {format_point(where)}: "
                                                  f"the sides differ by {value}",
                                            counterexample={"exact": True, **where})
@@ -208,6 +217,14 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
                          f"(dimensions {', '.join(map(str, dimensions))}: ties, corners, "
                          "random); for every dimension the rule check is the proof",
                    conclusive=False)
+
+
+def _exact_points(model: Model, coordinates: list, dim: int, point: dict, numbers: dict):
+    """``supports.exact_points``, the unknowns that stand for the model's numbers (its corners
+    are built from its loadings) put back: sqrt(3) sqrt(3)/3 is 1 again, and a tie a tie (the
+    model's numbers passed misjudged_by_sympy)."""
+    for values in exact_points(model, coordinates, dim, point):
+        yield {c: v.xreplace(numbers) for c, v in values.items()}
 
 
 def _shown(number: Expr) -> str:
@@ -219,13 +236,14 @@ def _shown(number: Expr) -> str:
         return str(sp.N(number, 12))
 
 
-def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str) -> Verdict:
+def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str, numbers: dict) -> Verdict:
     """Closed forms that are sums of matrix entries: equal when their normal forms agree
     (products of sums nested, i != j sums as full minus diagonal, bound indices and symmetric
     entries in canonical order); unequal when they differ at a concrete d for random entries.
     Numbers take part as unknowns of their proven signs (see algebra.without_numbers)."""
     shown = lhs, rhs
-    (lhs, rhs), numbers = without_numbers(lhs, rhs)
+    (lhs, rhs), found = without_numbers(lhs, rhs)
+    numbers = {**numbers, **found}
     try:
         normal = [_sum_normal_form(side, model.dimension) for side in (lhs, rhs)]
     except UnsupportedExpression:

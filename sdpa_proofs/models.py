@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
-from .algebra import random_value
+from .algebra import random_value, without_numbers
 from .distributions import FAMILIES, NORMAL, UNIFORM, Family, standard_rule
 from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
@@ -60,6 +60,10 @@ class Model:
         """The expressions the model's law is written with (loadings, means): rules and the
         moment engine bring them into a step."""
         return ()
+
+    def with_constants(self, constants: list) -> Model:
+        """The same model with ``constants`` in place of its own, in their order."""
+        return self
 
     def assumptions(self) -> list[str]:
         """The model's assumptions as LaTeX sentences."""
@@ -202,6 +206,14 @@ class LatentLinearModel(Model):
     def constants(self) -> tuple[Expr, ...]:
         return tuple(sp.sympify(c) for loads in self.loadings.values() for c in loads.values()) \
             + tuple(sp.sympify(mean) for mean in self.means.values())
+
+    def with_constants(self, constants: list) -> Model:
+        if list(constants) == list(self.constants):
+            return self
+        given = iter(constants)
+        loadings = {v: {name: next(given) for name in loads} for v, loads in self.loadings.items()}
+        means = {v: next(given) for v in self.means}
+        return replace(self, loadings=loadings, means=means)
 
     def __post_init__(self):
         self._latent = {latent.name: latent for latent in self.latents}
@@ -1010,3 +1022,14 @@ def get_model(name: str) -> Model:
 def resolve_models(items) -> list[Model]:
     """Models given by name or as objects."""
     return [item if isinstance(item, Model) else get_model(item) for item in items]
+
+
+def without_numbers_in_step(model: Model, *exprs: Expr) -> tuple[list, dict, Model]:
+    """The expressions, and the model, with each number that is not a rational as an unknown
+    of its proven sign (``algebra.without_numbers``), and the map back: the rules and the
+    moment engine expand, and SymPy's expand and constructors rewrite numbers by evalf (the
+    factor d^u of E[2 d^u q_i^2], u = sin(log(2 cos(10^-50)) - log 2), was dropped as 1 by
+    linearity; review round 48)."""
+    constants = model.constants
+    plain, numbers = without_numbers(*exprs, *constants)
+    return plain[:len(exprs)], numbers, model.with_constants(plain[len(exprs):])

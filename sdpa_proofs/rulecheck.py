@@ -10,7 +10,7 @@ from sympy import Expr
 from .algebra import algebraically_equal, misjudged_by_sympy
 from .bounds import bound_check
 from .errors import UnsupportedExpression
-from .models import Model
+from .models import Model, without_numbers_in_step
 from .relations import relation_of
 from .rules import Context, Rule, rewrite_everywhere
 from .text import show
@@ -27,25 +27,26 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     misjudged = misjudged_by_sympy(before, after, *model.constants)
     if misjudged:
         return Verdict(UNDECIDED, misjudged)
+    (before, after), numbers, model = without_numbers_in_step(model, before, after)
     if relation != "=":
-        ctx = Context(model, distinct)
+        ctx = Context(model, distinct, numbers=numbers)
         verdict = bound_check(before, after, relation, rules, ctx)
         return _resting_on(verdict, ctx)
-    strict = Context(model, distinct, strict=True)
+    strict = Context(model, distinct, strict=True, numbers=numbers)
     try:
         reached = rewrite_everywhere(before, rules, strict)
         target = rewrite_everywhere(after, rules, strict)
     except UnsupportedExpression as error:  # a rule that cannot decide its own condition
         return Verdict(UNDECIDED, str(error))
-    equal = algebraically_equal(reached, target)
+    equal = algebraically_equal(reached, target, numbers=numbers)
     if equal:
         return _resting_on(Verdict(PASS), strict)
-    loose = Context(model, distinct, strict=False)
+    loose = Context(model, distinct, strict=False, numbers=numbers)
     try:
         loosely = [rewrite_everywhere(side, rules, loose) for side in (before, after)]
     except UnsupportedExpression as error:
         return Verdict(UNDECIDED, str(error))
-    if algebraically_equal(*loosely) and loose.violations:
+    if algebraically_equal(*loosely, numbers=numbers) and loose.violations:
         return Verdict(FAIL, "precondition fails under the model: " + "; ".join(loose.violations))
     names = ", ".join(r.name for r in rules)
     if equal is None:

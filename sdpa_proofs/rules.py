@@ -54,6 +54,7 @@ class Context:
     violations: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)  # lemmas and citations a rewrite used
     ranges: dict = field(default_factory=dict)  # index bound around here -> (lower, upper)
+    numbers: dict = field(default_factory=dict)  # unknown -> the number it stands for
 
     def inside(self, node: Expr) -> Context:
         """The context of ``node``'s arguments: the indices it binds, with their ranges (and,

@@ -2695,3 +2695,58 @@ mean = Derivation(title="mean", claim=Eq(E(exp(q[i])), exp(sigma_q**2 / 2)), mod
     code, out, data = verify(tmp_path, capsys=capsys)
     assert code == 1 and statuses(data) == {"mean": "undecided"}
     assert "misjudge the number sin(log(cos(" in out
+
+
+# ---- found by attacking the checker, round 48 ----------------------------------------------
+
+SPLIT_BY_A_RULE = {
+    "linearity": '''
+u = sin(log(2 * cos(Integer(10) ** -50)) - log(2))
+linearity = Derivation(title="linearity", claim=Eq(E(2 * d**u * q[i]**2), 2 * E(q[i]**2)),
+                       steps=[Step(2 * E(q[i]**2), "linearity")])
+''',
+    "independence": '''
+u = sin(log(2 * cos(Integer(10) ** -50)) - log(2))
+independence = Derivation(
+    title="independence", claim=Eq(E(3 * sigma_q**u * q[i]**2 * k[i]**2),
+                                   3 * E(q[i]**2) * E(k[i]**2)),
+    steps=[Step(3 * E(q[i]**2) * E(k[i]**2), "independence")])
+''',
+    "at least": '''
+u = sin(log(2 * cos(Integer(10) ** -50)) - log(2))
+at_least = Derivation(title="at least", claim=Ge(E(2 * d**u * q[i]**2), 2 * sigma_q**2),
+                      steps=[Step(2 * E(q[i]**2), "linearity", rel=">="),
+                             Step(2 * sigma_q**2, ["second_moment", "model_variance",
+                                                   "zero_mean"])])
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT_BY_A_RULE))
+def test_numbers_stay_out_of_the_rules_and_the_moment_engine(tmp_path, capsys, name):
+    """u is about -5 10^-101 (round 47), so d^u < 1 and sigma_q^u != 1 at sigma_q = 3/7.
+    The rules expand the argument of E[...] (linearity, independence) and so does the exact
+    engine: both dropped the factor as 1, and the three claims were verified.  The numbers now
+    enter both checks only as unknowns of their signs."""
+    write(tmp_path, "claim.py", HEADER + SPLIT_BY_A_RULE[name])
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and set(statuses(data).values()) <= {"failed", "undecided"}
+    assert "rule check fail" in out or "rule check undecided" in out
+
+
+def test_a_models_numbers_come_back_at_its_corners():
+    """A model's numbers are unknowns in the exact check, but its corners are built from them:
+    at a tie they must be numbers again (sqrt(3) sqrt(3)/3 = 1), or the tie is no number."""
+    from sympy import Rational, Sum, exp, log
+
+    from sdpa_proofs import m, n, z
+    from sdpa_proofs.algebra import without_numbers
+    from sdpa_proofs.exactcheck import exact_check
+    from sdpa_proofs.models import MODELS
+
+    uniform = MODELS["uniform-logits"]
+    assert without_numbers(*uniform.constants)[1]  # sqrt(3) in its loading
+    entropy = log(Sum(exp(z[m]), (m, 1, n))) \
+        - Sum(exp(z[m]) * z[m], (m, 1, n)) / Sum(exp(z[m]), (m, 1, n))
+    verdict = exact_check(entropy, Rational(0), uniform, relation=">=")
+    assert verdict.status == "pass" and "no counterexample" in verdict.reason
