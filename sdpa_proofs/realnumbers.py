@@ -107,12 +107,11 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     unknowns: dict = {}
 
     def replaced(node: Expr) -> Expr:
-        if isinstance(node, Expr) and node.is_number \
-                and not (node.is_Rational or node.has(*_NOT_FINITE)):
+        if _constant(node) and not (node.is_Rational or node.has(*_NOT_FINITE)):
             if node not in unknowns:
                 sign = proven_sign(node)
-                unknowns[node] = sp.S.Zero if sign == 0 else sp.Dummy(
-                    **{1: {"positive": True}, -1: {"negative": True}}.get(sign, {}))
+                unknowns[node] = sp.S.Zero if sign == 0 else sp.Dummy(  # reasons show its name
+                    str(node), **{1: {"positive": True}, -1: {"negative": True}}.get(sign, {}))
             return unknowns[node]
         return node.func(*(replaced(a) for a in node.args)) if node.args else node
     return replaced(x), {u: number for number, u in unknowns.items() if u != 0}
@@ -121,14 +120,20 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
 _NOT_FINITE = (sp.oo, -sp.oo, sp.zoo, sp.nan)
 
 
+def _constant(node) -> bool:
+    """An expression with no free symbol: a number, or one that binds its symbols (a maximum
+    over j = 1..1 of sin(log(cos(j/10^50))), which SymPy's is_number does not count and its
+    simplify works out to a number it takes for 0; review round 49)."""
+    return isinstance(node, Expr) and not node.free_symbols
+
+
 def misjudged_number(x: Expr) -> Expr | None:
     """A number in x, at any depth, that SymPy's assumptions take for 0, positive or negative
     where its proven sign says otherwise or says nothing; None if there is none.  SymPy then
     rewrites it wrongly: sin(log(cos(10^-50))) is about -5 10^-101, SymPy's is_zero says True,
     and so sigma^t is 1 to it and expand turns sigma^(2 + t) into sigma^2 (review round 46)."""
     for node in sp.preorder_traversal(x):
-        if not (isinstance(node, Expr) and node.is_number) or node.is_Rational \
-                or node.has(*_NOT_FINITE):
+        if not _constant(node) or node.is_Rational or node.has(*_NOT_FINITE):
             continue
         sign = proven_sign(node)
         said = {0: node.is_zero, 1: node.is_positive, -1: node.is_negative}

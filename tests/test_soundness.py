@@ -2750,3 +2750,24 @@ def test_a_models_numbers_come_back_at_its_corners():
         - Sum(exp(z[m]) * z[m], (m, 1, n)) / Sum(exp(z[m]), (m, 1, n))
     verdict = exact_check(entropy, Rational(0), uniform, relation=">=")
     assert verdict.status == "pass" and "no counterexample" in verdict.reason
+
+
+# ---- found by attacking the checker, round 49 ----------------------------------------------
+
+def test_a_number_that_binds_its_own_index_is_a_number_too(tmp_path, capsys):
+    """max_{j=1..1} sin(log(cos(j/10^50))) is the number t of round 46, but SymPy's is_number
+    does not count it (it binds j): the guards let it through, the law of large numbers
+    simplified e^t to 1, and lim e^t sum q_i^2 / d = sigma_q^2 was verified (the limit is
+    e^t sigma_q^2)."""
+    write(tmp_path, "hidden.py", HEADER + '''
+jj = Symbol("jj", integer=True, positive=True)
+t = MaxOver(sin(log(cos(jj * Rational(1, 10**50)))), (jj, 1, 1))
+hidden = Derivation(title="hidden", claim=Eq(Lim(exp(t) * Sum(q[i]**2, (i, 1, d)) / d, d),
+                                             sigma_q**2),
+                    models=["independent-normal"],
+                    steps=[Step(sigma_q**2, ["law_of_large_numbers", "second_moment",
+                                             "model_variance", "zero_mean"])])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"hidden": "undecided"}
+    assert "rule check undecided" in out and "exact check undecided" in out
