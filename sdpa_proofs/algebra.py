@@ -183,8 +183,7 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3,
     independent unknowns).  None: neither could be shown.  The numbers take part as unknowns
     of their proven signs (``without_numbers``; ``numbers`` maps unknowns already put in to
     their numbers), and their values only where a difference is probed."""
-    (a, b), found = without_numbers(a, b)
-    numbers = {**(numbers or {}), **found}
+    (a, b), numbers = without_numbers(a, b, known=numbers)
     difference = sp.expand(canonical(a) - canonical(b))
     if difference == 0:
         return True
@@ -202,14 +201,15 @@ def expand_to_the_same(a: Expr, b: Expr) -> bool:
     return sp.expand(canonical(a) - canonical(b)) == 0
 
 
-def without_numbers(*exprs: Expr) -> tuple[list, dict]:
+def without_numbers(*exprs: Expr, known: dict | None = None) -> tuple[list, dict]:
     """The expressions with each number that is not a rational as an unknown of its proven
-    sign, the same unknown in each (``realnumbers.numbers_as_unknowns``), and the map back.
-    SymPy's expand and constructors rewrite numbers by what evalf makes of them: expand splits
-    sin(log(2 cos(10^-50)) - log 2) into sin(log(cos(10^-50))), which SymPy takes for 0, and
-    d^(1 + it) became d (review round 47)."""
+    sign, the same unknown in each (``realnumbers.numbers_as_unknowns``), and the map back,
+    which includes ``known`` (unknowns put in before).  SymPy's expand and constructors
+    rewrite numbers by what evalf makes of them: expand splits sin(log(2 cos(10^-50)) - log 2)
+    into sin(log(cos(10^-50))), which SymPy takes for 0, and d^(1 + it) became d (review
+    round 47)."""
     plain, numbers = numbers_as_unknowns(sp.Tuple(*exprs))
-    return list(plain.args), numbers
+    return list(plain.args), {**(known or {}), **numbers}
 
 
 def misjudged_by_sympy(*exprs: Expr) -> str | None:

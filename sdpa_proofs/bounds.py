@@ -229,8 +229,7 @@ def _forms(difference: Expr, numbers: dict) -> Iterator[Expr]:
     back unevaluated, where interval arithmetic encloses them: expanded with them,
     d^(1 + t) - d was 0 for a t SymPy takes for 0."""
     yield _put_back(difference, numbers)
-    (plain,), found = without_numbers(difference)
-    numbers = {**numbers, **found}
+    (plain,), numbers = without_numbers(difference, known=numbers)
     expanded = canonical(plain)
     yield _put_back(expanded, numbers)
     try:

@@ -75,11 +75,11 @@ def exact_check(before: Expr, after: Expr, model: Model,
             if verdict.status != PASS:
                 return verdict
             continue
-        (plain_lhs, plain_rhs), found = without_numbers(lhs, rhs)
+        (plain_lhs, plain_rhs), known = without_numbers(lhs, rhs, known=numbers)
         difference = sp.expand(plain_lhs - plain_rhs)
         if difference == 0 or simplifies_to_zero(difference):
             continue
-        if differs_somewhere(difference, probes=5, numbers={**numbers, **found}):
+        if differs_somewhere(difference, probes=5, numbers=known):
             return Verdict(FAIL, f"exact values differ{where}: {show(lhs)} versus {show(rhs)}",
                            counterexample={"exact": True, "case": where.strip(" ,"),
                                            "lhs": show(lhs), "rhs": show(rhs)})
@@ -114,8 +114,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
     """Differentiate (SymPy) and sift the sums of Kronecker deltas, then compare normal forms for
     symbolic dimension; refute with exact values at concrete coordinates (``numbers``: the
     unknowns that stand for numbers, with their values)."""
-    plain, found = without_numbers(before, after)
-    numbers = {**numbers, **found}
+    plain, numbers = without_numbers(before, after, known=numbers)
     forms = [canonical(calculus_normal_form(x, model.dimension, plain)) for x in plain]
     if sp.expand(forms[0] - forms[1]) == 0 or simplifies_to_zero(forms[0] - forms[1]):
         return Verdict(PASS)
@@ -242,8 +241,7 @@ def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str, numbers: dict)
     entries in canonical order); unequal when they differ at a concrete d for random entries.
     Numbers take part as unknowns of their proven signs (see algebra.without_numbers)."""
     shown = lhs, rhs
-    (lhs, rhs), found = without_numbers(lhs, rhs)
-    numbers = {**numbers, **found}
+    (lhs, rhs), numbers = without_numbers(lhs, rhs, known=numbers)
     try:
         normal = [_sum_normal_form(side, model.dimension) for side in (lhs, rhs)]
     except UnsupportedExpression:

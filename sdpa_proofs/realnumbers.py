@@ -86,10 +86,7 @@ def signed_stand_ins(x: Expr) -> Expr:
     if x.is_number:
         if x.is_Rational or x.has(*_NOT_FINITE):
             return x
-        sign = proven_sign(x)
-        if sign == 0:
-            return sp.S.Zero
-        return sp.Dummy(**({1: {"positive": True}, -1: {"negative": True}}.get(sign, {})))
+        return _signed_unknown(x, None)
     if not x.args:
         return x
     if isinstance(x, (sp.Add, sp.Mul)):  # the numbers among the terms as one number: 1 - c/2
@@ -108,16 +105,22 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
 
     def replaced(node: Expr) -> Expr:
         if _constant(node) and not (node.is_Rational or node.has(*_NOT_FINITE)):
-            if node not in unknowns:
-                sign = proven_sign(node)
-                unknowns[node] = sp.S.Zero if sign == 0 else sp.Dummy(  # reasons show its name
-                    str(node), **{1: {"positive": True}, -1: {"negative": True}}.get(sign, {}))
+            if node not in unknowns:  # named after its number, which reasons then show
+                unknowns[node] = _signed_unknown(node, str(node))
             return unknowns[node]
         return node.func(*(replaced(a) for a in node.args)) if node.args else node
     return replaced(x), {u: number for number, u in unknowns.items() if u != 0}
 
 
 _NOT_FINITE = (sp.oo, -sp.oo, sp.zoo, sp.nan)
+
+
+def _signed_unknown(number: Expr, name: str | None) -> Expr:
+    """An unknown that knows of ``number`` only its proven sign (0 itself if that is 0)."""
+    sign = proven_sign(number)
+    if sign == 0:
+        return sp.S.Zero
+    return sp.Dummy(name, **{1: {"positive": True}, -1: {"negative": True}}.get(sign, {}))
 
 
 def _constant(node) -> bool:
