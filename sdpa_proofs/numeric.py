@@ -589,10 +589,28 @@ def _pointwise_pairs(sides, model, substitution, point, dim, only=None):
                    for exact in exact_points(model, coordinates, dim, point)]
     for values in (v for n, v in enumerate(points) if only is None or n in only):
         value_of = evaluator(values)
-        lhs, rhs = (value_of(side) for side in sides)
-        sizes = tuple(max(abs(value), pointwise_size(side, values, value_of=value_of))
-                      for value, side in zip((lhs, rhs), sides, strict=True))
-        yield lhs, rhs, sizes, {str(c): mpmath.nstr(v, 12) for c, v in values.items()}
+        (lhs, lhs_size), (rhs, rhs_size) = (_pointwise_side(side, values, value_of)
+                                            for side in sides)
+        yield lhs, rhs, (lhs_size, rhs_size), {str(c): mpmath.nstr(v, 12)
+                                               for c, v in values.items()}
+
+
+_POINTWISE: dict = {}  # (side, its coordinates' values, precision) -> (value, size)
+
+
+def _pointwise_side(side: Expr, values: dict, value_of) -> tuple:
+    """A side's value at the coordinates ``values`` and the size of its terms (at least its
+    value's).  A chain's right side is the next step's left side, and both are drawn at the
+    same points: each is evaluated once per point and precision."""
+    key = (side, frozenset((c, values[c]) for c in random_coordinates(side)),
+           mpmath.mp.prec, mpmath.mp.dps)
+    if key not in _POINTWISE:
+        if len(_POINTWISE) >= _VALUES_KEPT:
+            _POINTWISE.clear()
+        value = value_of(side)
+        _POINTWISE[key] = value, max(abs(value), pointwise_size(side, values,
+                                                                value_of=value_of))
+    return _POINTWISE[key]
 
 
 def _drawn_point(model: Model, source, coordinates: list, dim: int, point: dict) -> dict:

@@ -83,3 +83,20 @@ def test_workers_start_with_the_parents_objects_frozen_and_the_parent_frees_its_
     run_tasks([task], 1)
     assert seen and seen[0] > 0  # the child inherited the frozen objects
     assert gc.get_freeze_count() == 0
+
+
+def test_a_remembered_pointwise_side_is_its_value_at_those_coordinates_and_that_precision():
+    """A chain's right side is the next step's left side at the same points, remembered: at
+    other coordinates, or with more digits (as when a check raises the precision), it is
+    evaluated afresh.  The reference is mpmath on the same numbers."""
+    from sdpa_proofs.numeric import _pointwise_side, evaluator
+
+    side = z[1] ** 2 + sp.exp(z[2])
+    for dps in (30, 90, 30):
+        with mpmath.workdps(dps):
+            for first, second in [(1, 2), (3, -1), (1, 2)]:
+                values = {z[1]: mpmath.mpf(first) / 7, z[2]: mpmath.mpf(second) / 3}
+                value, size = _pointwise_side(side, values, evaluator(values))
+                expected = (mpmath.mpf(first) / 7) ** 2 + mpmath.exp(mpmath.mpf(second) / 3)
+                assert abs(value - expected) <= expected * mpmath.mpf(10) ** (2 - dps)
+                assert size >= abs(value)
