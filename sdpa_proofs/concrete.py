@@ -24,7 +24,9 @@ def expand_sums(expr: Expr) -> Expr:
     xreplace, which also reaches derivative variables such as z_j in d/dz_j)."""
     if not expr.args:
         return expr
-    expr = expr.func(*(expand_sums(a) for a in expr.args))
+    args = [expand_sums(a) for a in expr.args]
+    if any(new is not old for new, old in zip(args, expr.args)):  # rebuilding an Indexed
+        expr = expr.func(*args)                                  # costs its assumptions
     if isinstance(expr, sp.Sum):
         written = _written_out(expr.function, list(expr.limits))
         return expr if written is None else written
