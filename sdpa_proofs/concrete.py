@@ -11,6 +11,7 @@ from sympy import Expr, Indexed
 
 from .algebra import random_value
 from .expressions import BINDERS, MaxOver, bound_indices, index_symbols, random_coordinates
+from .realnumbers import put_in
 
 
 def is_pointwise(before: Expr, after: Expr) -> bool:
@@ -45,8 +46,8 @@ def _written_out(function: Expr, limits: list) -> Expr | None:
     terms = []
     for value in range(int(lower), int(upper) + 1):
         at = {index: sp.Integer(value)}
-        term = _written_out(function.xreplace(at), [(i, lo.xreplace(at), hi.xreplace(at))
-                                                    for i, lo, hi in inner])
+        term = _written_out(put_in(function, at), [(i, put_in(lo, at), put_in(hi, at))
+                                                   for i, lo, hi in inner])
         if term is None:
             return None
         terms.append(term)
@@ -71,9 +72,10 @@ def from_least(dimensions, least: int) -> list[int]:
 def concretise(expr: Expr, substitution: dict, indices: dict | None = None) -> Expr:
     """Give the free indices their values (not the bound ones of the same name), substitute d
     and the parameters, write the sums out, then substitute the entries that writing out
-    produced (matrix entries such as Sigma_qk[1, 1])."""
-    expr = substitute_free(expr, indices or {})
-    return expand_sums(expr.xreplace(substitution)).xreplace(substitution)
+    produced (matrix entries such as Sigma_qk[1, 1]); MisjudgedNumber where putting values
+    in makes a number that SymPy misjudges as it builds it (realnumbers.put_in)."""
+    expr = put_in(expr, indices or {}, substitute_free)
+    return put_in(expand_sums(put_in(expr, substitution)), substitution)
 
 
 def substitute_free(expr: Expr, values: dict) -> Expr:

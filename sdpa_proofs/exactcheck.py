@@ -37,7 +37,14 @@ from .indexing import expand_terms
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model, without_numbers_in_step
 from .moments import ExactEvaluator, exact_cases
-from .realnumbers import NoEnclosure, approximation, certainly_nonzero, certainly_positive
+from .realnumbers import (
+    MisjudgedNumber,
+    NoEnclosure,
+    approximation,
+    certainly_nonzero,
+    certainly_positive,
+    put_in,
+)
 from .relations import relation_of, upward
 from .supports import exact_points
 from .text import show
@@ -53,6 +60,14 @@ def exact_check(before: Expr, after: Expr, model: Model,
     if misjudged:
         return Verdict(UNDECIDED, f"exact engine: {misjudged}")
     (before, after), numbers, model = without_numbers_in_step(model, before, after)
+    try:
+        return _exact_check(before, after, model, distinct, relation, numbers)
+    except MisjudgedNumber as error:  # met where values are put in (a dimension, an index)
+        return Verdict(UNDECIDED, f"exact engine: {error}")
+
+
+def _exact_check(before: Expr, after: Expr, model: Model, distinct: frozenset,
+                 relation: str, numbers: dict) -> Verdict:
     try:
         before, after = (_limits_evaluated(x, model) for x in (before, after))
     except UnsupportedExpression as error:
@@ -126,7 +141,7 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
             coordinates = sorted(random_coordinates(sides[0]) | random_coordinates(sides[1]),
                                  key=sp.default_sort_key)
             for point in model.parameter_points:
-                at_point = [side.xreplace(point) for side in sides]
+                at_point = [put_in(side, point) for side in sides]
                 points = _exact_points(model, coordinates, dim, point, numbers)
                 for draw, values in enumerate(points):
                     values = {**values, **arbitrary_values(at_point, draw % ARBITRARY_DRAWS),
@@ -250,7 +265,7 @@ def _compare_sums(lhs: Expr, rhs: Expr, model: Model, where: str, numbers: dict)
         return Verdict(PASS)
     rng = random.Random(20261129)
     for dim in (3, 4):
-        concrete = [expand_sums(side.xreplace({model.dimension: sp.Integer(dim)}))
+        concrete = [expand_sums(put_in(side, {model.dimension: sp.Integer(dim)}))
                     for side in (lhs, rhs)]
         difference = symmetric_order(sp.expand(concrete[0] - concrete[1]))
         entries = {e: sp.Rational(rng.randint(-40, 40), rng.randint(3, 17))

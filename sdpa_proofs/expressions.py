@@ -11,7 +11,7 @@ from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 from sympy.printing.precedence import PRECEDENCE
 
 from .errors import BadInput
-from .realnumbers import proven_sign
+from .realnumbers import built_as_written, proven_sign, put_in
 
 
 class RandomVector(IndexedBase):
@@ -142,6 +142,10 @@ class MaxOver(Expr):
         return self.args[1][0]
 
     @property
+    def bound_symbols(self) -> list:
+        return [self.index]
+
+    @property
     def free_symbols(self) -> set:
         _, lower, upper = self.args[1]
         return (self.function.free_symbols - {self.index}) | lower.free_symbols | \
@@ -157,11 +161,14 @@ class MaxOver(Expr):
         index, lower, upper = self.args[1]
         if not (lower.is_Integer and upper.is_Integer):
             return self
-        values = [self.function.xreplace({index: sp.Integer(v)})
+        values = [put_in(self.function, {index: sp.Integer(v)})
                   for v in range(int(lower), int(upper) + 1)]
         # SymPy compares symbolic arguments pairwise to drop dominated ones, at great cost and
         # to no end here: the values are compared once numbers are put in
-        return sp.Max(*values, evaluate=all(v.is_number for v in values))
+        if not all(v.is_number for v in values):
+            return sp.Max(*values, evaluate=False)
+        # SymPy compares the values by evalf: its choice is checked
+        return built_as_written(sp.Max(*values, evaluate=False), kept=values)
 
 
 BINDERS = SUMS + (MaxOver,)  # everything that binds an index over a range

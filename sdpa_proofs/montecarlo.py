@@ -42,6 +42,7 @@ from .expressions import (
 )
 from .limits import Lim
 from .models import Model
+from .realnumbers import MisjudgedNumber, NoEnclosure, nearest_double, put_in
 from .samplevalues import (
     UnsupportedForSampling,
     as_samples,
@@ -193,6 +194,23 @@ CHUNK_COORDINATES = 2**17  # per vector and chunk: 1 MiB of doubles
 
 def _plan(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarloResult]:
     """What sampling a claim needs, or its results when it needs no moment estimates."""
+    try:
+        return _planned(claim, model, seed, dims)
+    except UnsupportedForSampling as error:
+        return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
+                                 f"not sampled: {error}")]
+
+
+def _put_in(expr: Expr, values: dict) -> Expr:
+    """realnumbers.put_in: values put in that make a number SymPy misjudges leave the claim
+    not sampled."""
+    try:
+        return put_in(expr, values)
+    except MisjudgedNumber as error:
+        raise UnsupportedForSampling(str(error)) from error
+
+
+def _planned(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarloResult]:
     claim = _with_arbitrary_values(claim, model)
     if claim.lhs.has(Lim) or claim.rhs.has(Lim):
         return check_limit(claim, model, dims, seed)
@@ -221,7 +239,7 @@ class _Plan:
         self.claim, self.atoms, self.model = claim, atoms, model
         point = model.parameter_points[0]
         self.stand_ins = [sp.Dummy(f"moment{n}") for n in range(len(atoms))]
-        self.sides = [side.xreplace(dict(zip(atoms, self.stand_ins))).xreplace(point)
+        self.sides = [_put_in(side.xreplace(dict(zip(atoms, self.stand_ins))), point)
                       for side in (claim.lhs, claim.rhs)]
         self.results: list[MonteCarloResult] = []
         self.runs: dict = {}  # d -> (n, the atoms' arguments at d, their samples)
@@ -233,8 +251,12 @@ class _Plan:
         if self.done:
             return False
         concrete = {self.model.dimension: sp.Integer(dim), **self.model.parameter_points[0]}
-        self.runs[dim] = (n, [[x.xreplace(concrete) for x in a.args] for a in self.atoms],
-                          [[np.empty(n) for _ in a.args] for a in self.atoms])
+        try:
+            arguments = [[_put_in(x, concrete) for x in a.args] for a in self.atoms]
+        except UnsupportedForSampling as error:
+            self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
+            return False
+        self.runs[dim] = (n, arguments, [[np.empty(n) for _ in a.args] for a in self.atoms])
         return True
 
     def stop(self, status: str, reason: str, dim: int = 0) -> None:
@@ -321,7 +343,7 @@ class _Plan:
         pole, f(batch estimate) spreads like a Cauchy variable and no spread of the batches
         is a standard error: the formula must stay finite and real wherever the estimates
         may fall (1 / (E[q] + 10^-3) = 0 passed)."""
-        side = side.xreplace({self.model.dimension: sp.Integer(dim)})
+        side = _put_in(side, {self.model.dimension: sp.Integer(dim)})
         boxes = {stand_in: estimate_range(values, isinstance(atom, (Var, SD)))
                  for stand_in, atom, values in zip(self.stand_ins, self.atoms,
                                                    statistics.values())}
@@ -342,7 +364,7 @@ def _with_arbitrary_values(claim: Eq, model: Model) -> Eq:
     fixed = {model.dimension} | set(model.parameter_points[0]) | \
         index_symbols(claim.lhs) | index_symbols(claim.rhs)
     values = {s: v for s, v in arbitrary_values([claim.lhs, claim.rhs]).items() if s not in fixed}
-    return claim.func(claim.lhs.xreplace(values), claim.rhs.xreplace(values), evaluate=False)
+    return claim.func(_put_in(claim.lhs, values), _put_in(claim.rhs, values), evaluate=False)
 
 
 POINTWISE_SAMPLES = 2000
@@ -367,15 +389,18 @@ def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         limit, target = target, limit
     point = model.parameter_points[0]
     if not isinstance(limit, Lim) or claim.rel_op != "==" or target.has(Lim) \
-            or not target.xreplace(point).is_number:
+            or not _put_in(target, point).is_number:
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                  "not sampled: only lim X_n = (a closed form) is sampled")]
-    goal = float(target.xreplace(point))
+    try:
+        goal = nearest_double(_put_in(target, point))  # proven: evalf may lose every digit
+    except NoEnclosure as error:
+        raise UnsupportedForSampling(str(error)) from error
     results, distances = [], []
     for dim in dims:
         n = samples_for(dim, budget)
         arrays = draw_samples(model, dim, point, n, seed)
-        body = limit.body.xreplace({model.dimension: sp.Integer(dim), **point})
+        body = _put_in(limit.body, {model.dimension: sp.Integer(dim), **point})
         try:
             values = np.concatenate([as_samples(vector_values(body, block, dim), rows)
                                      for _, rows, block in _row_blocks(arrays, dim)])
@@ -429,7 +454,8 @@ def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
              for side in (claim.lhs, claim.rhs)]
     results = []
     for dim in dims:
-        concrete = [side.xreplace({model.dimension: sp.Integer(dim), **point}) for side in sides]
+        concrete = [_put_in(side, {model.dimension: sp.Integer(dim), **point})
+                    for side in sides]
         kinds = {"samples": draw_samples(model, dim, point, POINTWISE_SAMPLES, seed)}
         corners = _corners(model, dim, point, seed)
         if corners is not None:

@@ -29,6 +29,7 @@ from .errors import UnsupportedExpression
 from .expressions import MOMENT_FUNCTIONS, Cov, E, Var, pole, random_coordinates
 from .limits import Lim, outside_the_law, sample_means
 from .models import Model
+from .realnumbers import put_in
 from .relations import SYMBOLS, relation_of
 from .supports import (
     Draws,
@@ -378,41 +379,43 @@ def numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSett
     density, identities in the coordinates pointwise at coordinates drawn from the model."""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
-    try:
+    try:  # MisjudgedNumber among them: where values put in make numbers SymPy misjudges
         before, after = (_limits_as_expectations(x, model, settings) for x in (before, after))
+        with mpmath.workdps(settings.dps):
+            return _numeric_check(before, after, model, settings, distinct, relation)
     except UnsupportedExpression as error:
         return Verdict(UNDECIDED, f"numeric: {error}")
+
+
+def _numeric_check(before: Expr, after: Expr, model: Model, settings: NumericSettings,
+                   distinct: frozenset, relation: str) -> Verdict:
     pointwise = is_pointwise(before, after)
     evaluate = _pointwise_pairs if pointwise else _integrated_pair
     dimensions = settings.dimensions + (CORNER_DIMENSIONS if pointwise and bounded_latents(
         model, model.parameter_points[0]) else ())
     lowest = None
-    with mpmath.workdps(settings.dps):
-        for sides, where, substitution, point, dim in _cases(before, after, model, dimensions,
-                                                             distinct):
-            try:
-                pairs = _resolved(evaluate, sides, model, substitution, point, dim)
-            except UnsupportedExpression as error:
-                return Verdict(UNDECIDED, f"numeric: {error}")
-            for lhs, rhs, _, at in pairs:
-                if not (mpmath.isfinite(lhs) and mpmath.isfinite(rhs)):
-                    return Verdict(UNDECIDED, f"a side is not a finite number at "
-                                   f"{format_point({**where, **at})}: "
-                                   f"{mpmath.nstr(lhs, 10)} and {mpmath.nstr(rhs, 10)}")
-                if relation != "=":
-                    verdict = _inequality_at(lhs, rhs, relation, settings,
-                                             {**where, **at})
-                    if not verdict.passed:
-                        return verdict
-                    continue
-                digits = matching_digits(lhs, rhs, settings.dps)
-                lowest = digits if lowest is None else min(lowest, digits)
-                if digits < DIFFERENT_BELOW:
-                    return _numeric_counterexample(lhs, rhs, digits, {**where, **at})
-                if digits < settings.digits:
-                    return Verdict(UNDECIDED, f"only {digits:.1f} significant digits agree at "
-                                   f"{format_point({**where, **at})}, {settings.digits} "
-                                   "required", digits=digits)
+    for sides, where, substitution, point, dim in _cases(before, after, model, dimensions,
+                                                         distinct):
+        pairs = _resolved(evaluate, sides, model, substitution, point, dim)
+        for lhs, rhs, _, at in pairs:
+            if not (mpmath.isfinite(lhs) and mpmath.isfinite(rhs)):
+                return Verdict(UNDECIDED, f"a side is not a finite number at "
+                               f"{format_point({**where, **at})}: "
+                               f"{mpmath.nstr(lhs, 10)} and {mpmath.nstr(rhs, 10)}")
+            if relation != "=":
+                verdict = _inequality_at(lhs, rhs, relation, settings,
+                                         {**where, **at})
+                if not verdict.passed:
+                    return verdict
+                continue
+            digits = matching_digits(lhs, rhs, settings.dps)
+            lowest = digits if lowest is None else min(lowest, digits)
+            if digits < DIFFERENT_BELOW:
+                return _numeric_counterexample(lhs, rhs, digits, {**where, **at})
+            if digits < settings.digits:
+                return Verdict(UNDECIDED, f"only {digits:.1f} significant digits agree at "
+                               f"{format_point({**where, **at})}, {settings.digits} "
+                               "required", digits=digits)
     if relation != "=":
         return Verdict(PASS, "holds at every point evaluated")
     if lowest is None:
@@ -438,7 +441,7 @@ def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct:
                        for x in (before, after)]
             for point in model.parameter_points:
                 substitution = model.concrete(point, dim)
-                concrete = [x.xreplace(substitution) for x in written]
+                concrete = [put_in(x, substitution) for x in written]
                 for draw in range(ARBITRARY_DRAWS):
                     arbitrary = arbitrary_values(concrete, draw)
                     if draw and not arbitrary:
@@ -448,7 +451,7 @@ def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct:
                              **{str(k): int(v) for k, v in indices.items()},
                              **{str(k): str(v) for k, v in arbitrary.items()}}
                     # a sum may run up to a symbol that only now has its value
-                    yield ([expand_sums(side.xreplace(arbitrary)) if arbitrary else side
+                    yield ([expand_sums(put_in(side, arbitrary)) if arbitrary else side
                             for side in concrete], where, substitution, point, dim)
 
 

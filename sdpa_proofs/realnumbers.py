@@ -18,6 +18,8 @@ import mpmath
 import sympy as sp
 from sympy import Expr, Rational
 
+from .errors import UnsupportedExpression
+
 iv = mpmath.iv
 PRECISIONS = (64, 256, 1024, 4096)  # bits, tried in turn: 10^1000 log(1 + 10^-1000) needs 3400
 MAX_EXPONENT = 2**40  # e^x for larger x is beyond any comparison worth making here
@@ -102,9 +104,10 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     simplify decides numbers by evalf, and takes sin(log(cos(10^-50))), about -5 10^-101,
     for 0, so that x (1 + it) - x simplified to 0."""
     unknowns: dict = {}
+    numbers = {node for node in _numbers_in(x) if isinstance(node, Expr)}
 
     def replaced(node: Expr) -> Expr:
-        if _constant(node) and not (node.is_Rational or node.has(*_NOT_FINITE)):
+        if node in numbers and not (node.is_Rational or node.has(*_NOT_FINITE)):
             if node not in unknowns:  # named after its number, which reasons then show
                 unknowns[node] = _signed_unknown(node, str(node))
             return unknowns[node]
@@ -123,26 +126,261 @@ def _signed_unknown(number: Expr, name: str | None) -> Expr:
     return sp.Dummy(name, **{1: {"positive": True}, -1: {"negative": True}}.get(sign, {}))
 
 
-def _constant(node) -> bool:
-    """An expression with no free symbol: a number, or one that binds its symbols (a maximum
-    over j = 1..1 of sin(log(cos(j/10^50))), which SymPy's is_number does not count and its
-    simplify works out to a number it takes for 0; review round 49)."""
-    return isinstance(node, Expr) and not node.free_symbols
+def _numbers_in(x: Expr) -> list[Expr]:
+    """The expressions in x, at any depth, that are numbers, outermost first: those with no
+    free symbol, including one that binds its symbols (a maximum over j = 1..1 of
+    sin(log(cos(j/10^50))), which SymPy's is_number does not count and its simplify works
+    out to a number it takes for 0; review round 49).  Relations count too (1 < pi)."""
+    kinds = _kinds(x, frozenset())
+    # outermost first: SymPy's answers depend on what it was asked before (t before log)
+    return [node for node, kind in reversed(kinds.items()) if kind == 0
+            and isinstance(node, (Expr, sp.core.relational.Relational))]
+
+
+@lru_cache(maxsize=1024)  # a side is given values at every parameter point in turn
+def _kinds(x: Expr, given: frozenset) -> dict:
+    """Each node of x (innermost first) -> 0 if it is a number, 1 if it is one once the
+    symbols ``given`` have values, 2 otherwise.  One pass: SymPy finds the free symbols anew
+    for every node it is asked about."""
+    kinds: dict = {}
+
+    def walk(node) -> int:
+        if node in kinds:
+            return kinds[node]
+        if node in given:
+            kind = 1
+        elif not node.args:
+            kind = 0 if not node.free_symbols else 2
+        else:
+            kind = max(walk(a) for a in node.args)
+            if kind == 2 and getattr(node, "bound_symbols", None):
+                free = node.free_symbols
+                kind = 0 if not free else 1 if free <= given else 2
+        kinds[node] = kind
+        return kind
+    walk(x)
+    return kinds
 
 
 def misjudged_number(x: Expr) -> Expr | None:
     """A number in x, at any depth, that SymPy's assumptions take for 0, positive or negative
-    where its proven sign says otherwise or says nothing; None if there is none.  SymPy then
-    rewrites it wrongly: sin(log(cos(10^-50))) is about -5 10^-101, SymPy's is_zero says True,
-    and so sigma^t is 1 to it and expand turns sigma^(2 + t) into sigma^2 (review round 46)."""
-    for node in sp.preorder_traversal(x):
-        if not _constant(node) or node.is_Rational or node.has(*_NOT_FINITE):
+    where its proven sign says otherwise or says nothing, or whose value SymPy decides by
+    comparing numbers (floor, sign, |.|, max, a relation) otherwise than a proof does or where
+    none does; None if there is none.  SymPy then rewrites it wrongly: sin(log(cos(10^-50)))
+    is about -5 10^-101, SymPy's is_zero says True, and so sigma^t is 1 to it and expand turns
+    sigma^(2 + t) into sigma^2 (review round 46); exp of it is 1 and floor of it 0 as SymPy
+    builds them.  x is best built as written (sympy.evaluate(False)), before SymPy decides."""
+    for node in _numbers_in(x):
+        if isinstance(node, _DECIDED) and node.args \
+                and not all(a.is_Rational for a in node.args) \
+                and not _decided_as_proven(node):
+            return node
+        if not isinstance(node, Expr) or node.is_Rational or node.has(*_NOT_FINITE):
             continue
-        sign = proven_sign(node)
-        said = {0: node.is_zero, 1: node.is_positive, -1: node.is_negative}
-        if any(claim is True and sign != value for value, claim in said.items()):
+        if _sign_misjudged(node):
             return node
     return None
+
+
+def _said(node: Expr, fact: str) -> bool | None:
+    """SymPy's assumption ``fact`` of node; None where asking fails (evalf of a sum built as
+    written raises inside mpmath)."""
+    try:
+        return getattr(node, f"is_{fact}")
+    except Exception:  # noqa: BLE001 - SymPy's own failure says nothing about the number
+        return None
+
+
+def _decided_as_proven(node: Expr, decided=None) -> bool:
+    """Whether SymPy, building ``node`` (as written, of numbers) with evaluation, decides it
+    as a proof does (``decided``: what it made of it, if made already): to the proven value
+    of a floor, a sign, a Heaviside step, Kronecker's delta or a relation, to |x| = x or -x
+    by x's proven sign, to the arguments of a maximum or minimum that the others are proven
+    not to exceed.  A decision no proof makes counts as wrong (Mod, frac: none is made
+    here)."""
+    if decided is None:
+        try:
+            decided = node.func(*node.args)
+        except Exception:  # noqa: BLE001 - a decision SymPy cannot make is no proven one
+            return False
+    if decided == node:
+        return True  # nothing decided: what is left is enclosed where it is used
+    if isinstance(node, (sp.floor, sp.ceiling, sp.sign)):
+        return decided.is_Rational and _point_value(node) == decided
+    if isinstance(node, (sp.Abs, sp.Heaviside, sp.KroneckerDelta, sp.core.relational.Relational)):
+        return decided == _by_sign(node)
+    if isinstance(node, (sp.Max, sp.Min)):
+        kept = decided.args if decided.func == node.func else (decided,)
+        larger = 1 if isinstance(node, sp.Max) else -1
+        return all(a in node.args for a in kept) and all(
+            any(proven_sign(_difference(k, a)) in (0, larger) for k in kept)
+            for a in node.args if a not in kept)
+    return False
+
+
+def _point_value(x: Expr) -> Rational | None:
+    """x's value where an enclosure pins it to a single number (a floor, a sign)."""
+    for prec in PRECISIONS:
+        try:
+            low, high = _ends_of(enclosure(x, prec))
+        except NoEnclosure:
+            return None
+        if low == high:
+            return _rational(low)
+    return None
+
+
+def _by_sign(node: Expr) -> Expr | None:
+    """The value of |x|, H(x), delta(a, b) or a relation from the proven sign it turns on."""
+    if isinstance(node, sp.Abs):
+        sign = proven_sign(node.args[0])
+        return None if sign is None else node.args[0] if sign >= 0 else -node.args[0]
+    if isinstance(node, sp.Heaviside):
+        sign = proven_sign(node.args[0])
+        at_zero = node.args[1] if len(node.args) > 1 else sp.S.Half
+        return None if sign is None else {1: sp.S.One, -1: sp.S.Zero, 0: at_zero}[sign]
+    sign = proven_sign(_difference(*node.args))
+    if sign is None:
+        return None
+    if isinstance(node, sp.KroneckerDelta):
+        return sp.S.One if sign == 0 else sp.S.Zero
+    holds = {"==": sign == 0, "!=": sign != 0, "<": sign < 0, "<=": sign <= 0,
+             ">": sign > 0, ">=": sign >= 0}[node.rel_op]
+    return sp.true if holds else sp.false
+
+
+def _difference(a: Expr, b: Expr) -> Expr:
+    with sp.evaluate(False):  # as written: SymPy would decide it as it builds it
+        return sp.Add(a, sp.Mul(-1, b))
+
+
+class MisjudgedNumber(UnsupportedExpression):
+    """Putting values in makes a number that SymPy misjudges as it builds it."""
+
+    def __init__(self, number: Expr):
+        super().__init__(f"putting the values in makes the number {number}, which SymPy "
+                         "misjudges as it builds it (its value or sign differs from the "
+                         "proven one, or none is proven): not evaluated")
+        self.number = number
+
+
+def put_in(expr: Expr, values: dict, put=None) -> Expr:
+    """``put(expr, values)`` (by default expr.xreplace(values)), refused (MisjudgedNumber)
+    where a number it makes is one SymPy misjudges: the parts of expr that become numbers,
+    other than by rational arithmetic, are built as written and checked as they are made
+    (``built_as_written``).  floor(-sin(log(1 + d 10^-60))) is -1 at every d, but SymPy
+    builds it as 0 at d = 1 (review round 50).  A ``put`` of its own (one that respects
+    bound indices) is checked on the whole of what it makes."""
+    if not values:
+        return put(expr, values) if put else expr
+    values = {key: sp.sympify(value) for key, value in values.items()}
+    parts = _parts_to_check(expr, values)
+    if put is not None:
+        if not parts:
+            return put(expr, values)
+        with sp.evaluate(False):
+            written = put(expr, values)
+        return built_as_written(written, kept=(expr,))
+    checked = {}
+    for part in parts:
+        with sp.evaluate(False):
+            written = part.xreplace(values)
+        checked[part] = built_as_written(written, kept=(part,))
+    return expr.xreplace({**values, **checked})
+
+
+def built_as_written(written: Expr, kept: tuple = ()) -> Expr:
+    """``written`` (built without evaluation) built as SymPy builds it, innermost first, each
+    number checked as it is made (MisjudgedNumber): its sign as SymPy's assumptions say it
+    against its proven sign, and what SymPy made of it against what a proof makes (a floor,
+    sign, |.|, maximum, relation, Kronecker delta decided; e^t made 1 where the enclosures
+    differ).  Checked where made, because SymPy's answers about a number depend on what it
+    was asked before: the t that a check built as written was once 0 to SymPy, and once
+    not.  The parts of the expressions ``kept`` are taken as they are."""
+    numbers = set(_numbers_in(written))
+    kept_parts = {id(node) for x in kept for node in sp.preorder_traversal(x)}
+    built: dict = {}
+
+    def build(node):
+        if id(node) in kept_parts or not node.args:
+            return node
+        if id(node) not in built:
+            args = [build(a) for a in node.args]
+            try:
+                made = node.func(*args)
+            except Exception as error:  # noqa: BLE001 - SymPy failing on it says nothing
+                raise MisjudgedNumber(node) from error
+            if node in numbers and not _made_as_proven(node.func, args, made):
+                raise MisjudgedNumber(made)
+            built[id(node)] = made
+        return built[id(node)]
+    return build(written)
+
+
+def _made_as_proven(func, args: list, made) -> bool:
+    """Whether the number ``made`` = func(*args), as SymPy made it, is what a proof makes of
+    it: no sign that its assumptions give it is disproven, and what SymPy decided or
+    collapsed agrees with the proven value (see _decided_as_proven) or is not told apart
+    from it by enclosures at PRECISIONS[-1] bits."""
+    if isinstance(made, Expr) and not made.is_Rational and not made.has(*_NOT_FINITE) \
+            and _sign_misjudged(made):
+        return False
+    if all(a.is_Rational for a in args):
+        return True  # SymPy is exact on rationals
+    with sp.evaluate(False):
+        written = func(*args)
+    if written == made:
+        return True
+    if isinstance(written, _DECIDED):
+        return _decided_as_proven(written, made)
+    return _not_told_apart(written, made)
+
+
+def _sign_misjudged(number: Expr) -> bool:
+    sign = proven_sign(number)
+    said = {0: _said(number, "zero"), 1: _said(number, "positive"),
+            -1: _said(number, "negative")}
+    return any(claim is True and sign != value for value, claim in said.items())
+
+
+def _not_told_apart(a: Expr, b: Expr) -> bool:
+    """Whether no enclosure of a and b, up to PRECISIONS[-1] bits, shows them different
+    (an enclosure that cannot be made shows nothing)."""
+    if not (isinstance(a, Expr) and isinstance(b, Expr)):
+        return a == b
+    for prec in PRECISIONS:
+        try:
+            first, second = enclosure(a, prec), enclosure(b, prec)
+        except NoEnclosure:
+            return True
+        if first.b < second.a or second.b < first.a:
+            return False
+    return True
+
+
+def _parts_to_check(expr: Expr, values: dict) -> list[Expr]:
+    """The largest parts of expr that putting ``values`` in makes numbers, other than those
+    made by rational arithmetic alone (rationals put into sums, products and whole powers),
+    which SymPy does exactly."""
+    kinds = _kinds(expr, frozenset(values))
+    rational = all(v.is_Rational for v in values.values())
+
+    def arithmetic(node) -> bool:
+        return kinds[node] == 0 or node in values or (
+            (isinstance(node, (sp.Add, sp.Mul))
+             or (isinstance(node, sp.Pow) and node.exp.is_Integer))
+            and all(arithmetic(a) for a in node.args))
+
+    parts: list = []
+
+    def visit(node) -> None:
+        if kinds[node] == 1 and not (rational and arithmetic(node)):
+            parts.append(node)
+        elif kinds[node] == 2:
+            for a in node.args:
+                visit(a)
+    visit(expr)
+    return parts
 
 
 @lru_cache(maxsize=4096)
@@ -219,6 +457,9 @@ def _fold(x: Expr, combine):
 
 def _power(x: sp.Pow):
     base, exponent = _enclose(x.base), x.exp
+    root = _rational_power(base, exponent)
+    if root is not None:  # sqrt(4) is 2 exactly, and floor(sqrt(4)) then 2
+        return iv.mpf(int(root.p)) / int(root.q)
     if exponent.is_Integer and abs(exponent) <= MAX_EXPONENT:
         if exponent < 0 and base.a <= 0 <= base.b:
             raise NoEnclosure(f"{x}: a negative power of what may be 0")
@@ -228,6 +469,18 @@ def _power(x: sp.Pow):
     if base.a == 0 and base.b == 0 and proven_sign(exponent) == 1:
         return iv.mpf(0)
     raise MaybeNotReal(f"{x}: a power of what may be <= 0")
+
+
+def _rational_power(base, exponent: Expr) -> Rational | None:
+    """base^(m/n) for a base enclosed exactly as a positive rational whose n-th root is
+    rational; None otherwise."""
+    if not (exponent.is_Rational and base.a == base.b and base.a > 0
+            and abs(exponent.p) <= 64):  # beyond, the exact power is too long to be of use
+        return None
+    value = _rational(_ends_of(base)[0])
+    numerator, exact = sp.integer_nthroot(int(value.p), int(exponent.q))
+    denominator, also = sp.integer_nthroot(int(value.q), int(exponent.q))
+    return Rational(numerator, denominator) ** int(exponent.p) if exact and also else None
 
 
 def _exp_of(argument):
@@ -262,15 +515,30 @@ def _tanh(x: sp.tanh):
 
 def _sum(x: sp.Sum):
     """A sum over whole numbers lower..upper, term by term (SymPy's sum over a reversed range
-    is minus the sum over the gap, Karr's convention: not enclosed here)."""
+    is minus the sum over the gap, Karr's convention: not enclosed here).  Each term is built
+    as written: SymPy would evaluate floor(sin(log(cos(t/10^50)))) at t = 1 to 0 by evalf,
+    where it is -1 (review round 50); the limits are whole numbers by proof."""
     *inner, (index, lower, upper) = x.limits
     function = sp.Sum(x.function, *inner) if inner else x.function
-    if not (lower.is_Integer and upper.is_Integer and -1 <= upper - lower < MAX_TERMS):
+    lower, upper = _whole_number(lower), _whole_number(upper)
+    if not -1 <= upper - lower < MAX_TERMS:
         raise NoEnclosure(f"{x}: not a sum of at most {MAX_TERMS} terms")
     total = iv.mpf(0)
-    for value in range(int(lower), int(upper) + 1):
-        total += _enclose(function.xreplace({index: sp.Integer(value)}))
+    for value in range(lower, upper + 1):
+        with sp.evaluate(False):
+            term = function.xreplace({index: sp.Integer(value)})
+        total += _enclose(term)
     return total
+
+
+def _whole_number(x: Expr) -> int:
+    """x as an int, where an enclosure proves it one (a limit built as written, 2 + 1)."""
+    if x.is_Integer:
+        return int(x)
+    low, high = _ends_of(_enclose(x))
+    if low != high or low != int(low):
+        raise NoEnclosure(f"{x} is not proven a whole number")
+    return int(low)
 
 
 def _ends(x: Expr, pick):
@@ -295,6 +563,9 @@ def _rounded(function):
     return enclose
 
 
+# functions whose value SymPy decides, when it builds them from numbers, by comparing numbers
+_DECIDED = (sp.floor, sp.ceiling, sp.sign, sp.Abs, sp.Max, sp.Min, sp.Heaviside,
+            sp.KroneckerDelta, sp.Mod, sp.frac, sp.core.relational.Relational)
 # +: mpmath's constants are evaluated when used, at the precision of that moment
 _CONSTANTS = {sp.pi: lambda: +iv.pi, sp.E: lambda: +iv.e, sp.EulerGamma: lambda: +iv.euler}
 _RULES = [

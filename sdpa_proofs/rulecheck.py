@@ -11,6 +11,7 @@ from .algebra import algebraically_equal, misjudged_by_sympy
 from .bounds import bound_check
 from .errors import UnsupportedExpression
 from .models import Model, without_numbers_in_step
+from .realnumbers import MisjudgedNumber
 from .relations import relation_of
 from .rules import Context, Rule, rewrite_everywhere
 from .text import show
@@ -28,6 +29,14 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     if misjudged:
         return Verdict(UNDECIDED, misjudged)
     (before, after), numbers, model = without_numbers_in_step(model, before, after)
+    try:
+        return _rule_check(before, after, rules, model, distinct, relation, numbers)
+    except MisjudgedNumber as error:  # a rule put values in (a sum written out)
+        return Verdict(UNDECIDED, str(error))
+
+
+def _rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
+                distinct: frozenset, relation: str, numbers: dict) -> Verdict:
     if relation != "=":
         ctx = Context(model, distinct, numbers=numbers)
         verdict = bound_check(before, after, relation, rules, ctx)

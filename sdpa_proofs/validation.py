@@ -28,6 +28,14 @@ from .expressions import (
     unfold,
 )
 from .models import GaussianMatrixModel, LatentLinearModel, Model
+from .realnumbers import (
+    PRECISIONS,
+    MisjudgedNumber,
+    NoEnclosure,
+    enclosure,
+    proven_sign,
+    put_in,
+)
 from .rules import Lemma
 from .text import show
 
@@ -354,16 +362,18 @@ def parameter_domains(model: Model) -> None:
             if symbol == model.dimension or not isinstance(symbol, Symbol):
                 raise BadInput(f"model {model.name}: a parameter point gives {symbol} a value; "
                                "only parameters take values there (the checks choose d)")
-            if not value.is_number or not value.is_real or not value.is_finite:
-                raise BadInput(f"model {model.name}: {symbol} = {value} is not a real number")
-            for assumption, expected in symbol.assumptions0.items():
-                actual = getattr(value, f"is_{assumption}", None)
+            sign = _proven_sign_of(model, symbol, value)
+            for assumption, expected in sorted(symbol.assumptions0.items(),
+                                               key=lambda a: (a[0].startswith("extended"), a)):
+                actual = _SIGNS[assumption](sign) if assumption in _SIGNS \
+                    else getattr(value, f"is_{assumption}", None)
                 if actual is not None and actual != expected:
                     raise BadInput(f"model {model.name}: {symbol} = {value}, but {symbol} is "
                                    f"declared {'' if expected else 'not '}{assumption}")
-            if str(symbol) == "rho" and not -1 <= value <= 1:
-                raise BadInput(f"model {model.name}: a correlation rho = {value} outside "
-                               "[-1, 1]")
+            if str(symbol) == "rho" and not (proven_sign(value + 1) in (0, 1)
+                                             and proven_sign(1 - value) in (0, 1)):
+                raise BadInput(f"model {model.name}: a correlation rho = {value} not shown to "
+                               "lie in [-1, 1]")
         if isinstance(model, LatentLinearModel):
             _latent_linear_domain(model, point)
         elif isinstance(model, GaussianMatrixModel):
@@ -371,6 +381,27 @@ def parameter_domains(model: Model) -> None:
             if pattern is None or not (sp.sympify(pattern).is_Integer and pattern >= 0):
                 raise BadInput(f"model {model.name}: each parameter point names a covariance "
                                "pattern, a whole number from 0 (covariance_pattern: 0)")
+
+
+def _proven_sign_of(model: Model, symbol: Symbol, value: Expr) -> int:
+    """The sign of a parameter's value, proven (SymPy's is_positive holds
+    1 + 10^101 sin(log(cos(10^-50))), about -4, positive; review round 50); bad input where
+    the value is no real number, or its sign cannot be told."""
+    if not value.is_number or value.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+        raise BadInput(f"model {model.name}: {symbol} = {value} is not a real number")
+    sign = proven_sign(value)
+    if sign is None:
+        raise BadInput(f"model {model.name}: {symbol} = {value}: not shown to be a real "
+                       "number of known sign (write it with rationals, roots, pi, exp, log...)")
+    return sign
+
+
+# sign assumptions, judged by the proven sign
+_SIGNS = {"positive": lambda s: s > 0, "negative": lambda s: s < 0, "zero": lambda s: s == 0,
+          "nonzero": lambda s: s != 0, "nonnegative": lambda s: s >= 0,
+          "nonpositive": lambda s: s <= 0, "extended_positive": lambda s: s > 0,
+          "extended_negative": lambda s: s < 0, "extended_nonnegative": lambda s: s >= 0,
+          "extended_nonpositive": lambda s: s <= 0, "extended_nonzero": lambda s: s != 0}
 
 
 def _latent_linear_domain(model: LatentLinearModel, point: dict) -> None:
@@ -389,16 +420,25 @@ def _latent_linear_domain(model: LatentLinearModel, point: dict) -> None:
         if vector not in model.loadings:
             raise BadInput(f"model {model.name}: a mean for {vector}, which has no loadings")
     for vector, loads in model.loadings.items():
-        values = [sp.sympify(c).xreplace(point) for c in loads.values()]
-        values.append(sp.sympify(model.means.get(vector, 0)).xreplace(point))
-        for value in values:
-            number = sp.N(value, 30)
-            if not number.is_number or not number.is_real or not number.is_finite:
-                raise BadInput(f"model {model.name}: at {_point(point)} the coordinates of "
-                               f"{vector} load {show(value)}, not a real number")
-        if not any(sp.N(c.xreplace(point)) != 0 for c in map(sp.sympify, loads.values())):
+        signs = [_loading_sign(model, vector, c, point) for c in loads.values()]
+        _loading_sign(model, vector, model.means.get(vector, 0), point)
+        if not any(sign in (1, -1) for sign in signs):
             raise BadInput(f"model {model.name}: at {_point(point)} the coordinates of {vector} "
-                           "have variance 0")
+                           "have variance 0 (no loading is shown to be nonzero)")
+
+
+def _loading_sign(model: LatentLinearModel, vector, loading, point: dict) -> int | None:
+    """The proven sign of a loading or mean at a parameter point; bad input where it is no
+    real number there (sqrt(a) at a < 0), or where putting the point in makes a number SymPy
+    misjudges."""
+    try:
+        value = put_in(sp.sympify(loading), point)
+        if not value.is_number or value.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
+            raise NoEnclosure(f"{value} is not a number")
+        return proven_sign(value) if enclosure(value, PRECISIONS[0]) is not None else None
+    except (NoEnclosure, MisjudgedNumber) as error:
+        raise BadInput(f"model {model.name}: at {_point(point)} the coordinates of {vector} "
+                       f"load {show(loading)}, not a real number (none shown: {error})") from None
 
 
 def _point(point: dict) -> str:

@@ -104,3 +104,67 @@ def test_floor_and_ceiling_keep_every_bit_of_their_ends():
                     sp.ceiling(integer - Rational(1, 2), evaluate=False)):
         assert proven_sign(sp.Add(rounded, -integer, evaluate=False)) == 0
         assert rational_bounds(rounded) == (integer, integer)
+
+
+# ---- values put in: SymPy decides floor, sign, |.|, max, relations of numbers by evalf --------
+
+J = Symbol("j", integer=True, positive=True)
+TINY = sin(log(sp.cos(J / Integer(10) ** 50)))  # about -5 10^-101 j^2
+
+
+def tiny_at(j: int) -> mpmath.mpf:
+    with mpmath.workdps(400):
+        return mpmath.sin(mpmath.log(mpmath.cos(mpmath.mpf(j) / mpmath.mpf(10) ** 50)))
+
+
+def test_a_sum_of_numbers_is_enclosed_as_its_terms_are_written():
+    """floor(t) at j = 1 and 2 is -1 each (mpmath at 400 digits): the sum is -2, not 0."""
+    expected = sum(int(mpmath.floor(tiny_at(j))) for j in (1, 2))
+    assert expected == -2
+    assert rational_bounds(Sum(floor(TINY), (J, 1, 2))) == (expected, expected)
+    assert proven_sign(Sum(sp.sign(TINY), (J, 1, 1))) == int(mpmath.sign(tiny_at(1)))
+
+
+@pytest.mark.parametrize("build, truth", [
+    (floor, mpmath.floor), (sp.ceiling, mpmath.ceil), (sp.sign, mpmath.sign),
+    (exp, mpmath.exp), (sp.Abs, abs), (sp.Heaviside, lambda t: (mpmath.sign(t) + 1) / 2),
+    (lambda t: sp.Max(t, 0), lambda t: max(t, 0)), (lambda t: sp.Min(t, 0), lambda t: min(t, 0)),
+    (lambda t: sp.KroneckerDelta(t, 0), lambda t: int(t == 0)),
+    (lambda t: t < 0, lambda t: t < 0), (lambda t: sp.Mod(t, 1), lambda t: t - mpmath.floor(t)),
+    (lambda t: sp.Piecewise((1, t < 0), (2, True)), lambda t: 1 if t < 0 else 2),
+])
+def test_putting_in_a_value_makes_the_true_number_or_is_refused(build, truth):
+    """SymPy 1.14 builds floor(t), sign(t), |t|, e^t, max(t, 0), ... at j = 1 by evalf, as
+    if t were 0; put_in refuses where SymPy's value is not the proven one (and, its answers
+    depending on what it was asked before, may get them right): what comes out is the true
+    value (mpmath at 400 digits), or a function SymPy left as it is."""
+    from sdpa_proofs.realnumbers import MisjudgedNumber, put_in
+
+    with mpmath.workdps(400):
+        expected = truth(tiny_at(1))
+        try:
+            made = put_in(build(TINY), {J: Integer(1)})
+        except MisjudgedNumber:
+            return
+        if isinstance(made, sp.logic.boolalg.BooleanAtom):
+            assert bool(made) == bool(expected)
+        elif made.free_symbols or not made.atoms(sp.Function) - made.atoms(sp.sin, sp.log,
+                                                                          sp.cos, sp.exp):
+            assert abs(approximation(made, 1300) - expected) <= mpmath.mpf(10) ** -390
+        else:  # left undecided: Mod(t, 1), Heaviside(t)
+            assert made.func == build(TINY).func
+
+
+@pytest.mark.parametrize("build, at, expected", [
+    (lambda j: floor(sqrt(j + 1)), 3, 2),                   # isqrt(4)
+    (lambda j: floor(pi * j), 2, 6),                         # 6.28...
+    (lambda j: sp.Abs(sqrt(j) - 2), 1, 1),
+    (lambda j: sp.sign(log(j)), 3, 1),
+    (lambda j: sp.Max(sqrt(j), 1) ** 2, 2, 2),
+    (lambda j: sp.KroneckerDelta(j, 2) + sp.Heaviside(pi - j), 4, 0),
+    (lambda j: sp.Piecewise((j, sqrt(j) < 2), (-j, True)), 5, -5),
+])
+def test_values_whose_decisions_are_proven_are_put_in_as_sympy_builds_them(build, at, expected):
+    from sdpa_proofs.realnumbers import put_in
+
+    assert put_in(build(J), {J: Integer(at)}) == expected

@@ -2771,3 +2771,83 @@ hidden = Derivation(title="hidden", claim=Eq(Lim(exp(t) * Sum(q[i]**2, (i, 1, d)
     code, out, data = verify(tmp_path, capsys=capsys)
     assert code == 1 and statuses(data) == {"hidden": "undecided"}
     assert "rule check undecided" in out and "exact check undecided" in out
+
+
+# ---- found by attacking the checker, round 50 ----------------------------------------------
+# t = sin(log(cos(j/10^50))) is about -5 10^-101 j^2; SymPy builds floor(t), sign(t), |t| and
+# e^t as 0, 0, 0 and 1 once j has a value, by evalf.
+
+TINY = "sin(log(cos(jj * Rational(1, 10**50))))"
+SUMMED = HEADER + 'jj = Symbol("jj", integer=True, positive=True)\n'
+
+
+@pytest.mark.parametrize("name, claim, steps", [
+    # floor(t) = -1: the left side is sigma_q^2 - 1
+    ("floor_sum", f"Eq(E(q[1]**2) + Sum(floor({TINY}), (jj, 1, 1)), sigma_q**2)",
+     '[Step(E(q[1]**2), "algebra"), Step(sigma_q**2, "model_moment")]'),
+    # sign(t) = -1 twice: the bound is sigma_q^2 - 2
+    ("sign_sum", f"Le(E(q[1]**2), sigma_q**2 + Sum(sign({TINY}), (jj, 1, 2)))",
+     f'[Step(sigma_q**2, "model_moment"), '
+     f'Step(sigma_q**2 + Sum(sign({TINY}), (jj, 1, 2)), "algebra", rel="<=")]'),
+])
+def test_a_sum_of_numbers_is_enclosed_term_by_term_as_written(tmp_path, capsys, name, claim,
+                                                               steps):
+    """Writing the sum's terms out with their index's value let SymPy decide floor(t) and
+    sign(t) as 0, and interval arithmetic then proved the wrong value: both claims were
+    verified by every check."""
+    write(tmp_path, f"{name}.py", SUMMED + f'''
+{name} = Derivation(claim={claim}, models=["independent-normal"], steps={steps})
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {name: "failed"}
+    assert "rule check fail" in out and "exact check fail" in out
+
+
+def test_a_loading_that_is_a_sum_of_numbers_is_its_proven_value(tmp_path, capsys):
+    """k = c u + w with c = sign(t) summed once, -1: E[q_1 k_1] = -1, but the checks took c
+    for 0 and verified E[q_1 k_1] = 0 by independence."""
+    write(tmp_path, "loading.py", SUMMED + f'''
+c = Sum(sign({TINY}), (jj, 1, 1))
+model = LatentLinearModel(name="hidden-loading", latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                          loadings={{q: {{"u": 1}}, k: {{"u": c, "w": 1}}}})
+loading = Derivation(claim=Eq(E(q[1] * k[1]), 0), models=[model],
+                     steps=[Step(E(q[1]) * E(k[1]), "independence"), Step(0, "zero_mean")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"loading": "failed"}
+    assert "numeric check fail" in out and "exact check fail" in out
+
+
+def test_values_put_in_that_make_a_number_sympy_misjudges_leave_the_numeric_check_undecided(
+        tmp_path, capsys):
+    """The sum runs to d + |floor(-sin(log(1 + d/10^60)))| = d + 1 terms; at d = 1, 2, 3 SymPy
+    built the floor as 0 and the numeric check passed d sigma_q^2 at 45 digits."""
+    write(tmp_path, "limit.py", HEADER + '''
+U = d + Abs(floor(-sin(log(1 + d * Rational(1, 10**60)))))
+limit = Derivation(claim=Eq(Sum(E(q[1]**2), (i, 1, U)), d * sigma_q**2),
+                   models=["independent-normal"],
+                   steps=[Step(d * sigma_q**2, ["count_terms", "model_moment"])])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"limit": "failed"}
+    assert "numeric check undecided" in out and "SymPy misjudges" in out
+    step = data["derivations"][0]["models"][0]["steps"][0]
+    assert step["numeric_check"]["status"] == "undecided"
+
+
+def test_a_parameter_value_has_its_proven_sign_not_sympys(tmp_path, capsys):
+    """a = 1 + 10^101 t at j = 1 is about -4; SymPy's is_positive said True, the point was
+    accepted for a positive a, and sqrt(a) crashed the check with a traceback."""
+    write(tmp_path, "point.py", HEADER + '''
+a = Symbol("a", positive=True)
+value = 1 + 10**101 * sin(log(cos(Integer(10)**-50)))
+model = LatentLinearModel(name="sqrt-a", latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                          loadings={q: {"u": sqrt(a)}, k: {"w": 1}},
+                          parameter_points=[{a: value}, {a: 2}])
+point = Derivation(claim=Eq(E(q[1]**2), a), models=[model], steps=[Step(a, "model_moment")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and statuses(data) == {"point": "error"}
+    report = data["derivations"][0]
+    assert "a is declared not negative" in report["error"] and not report.get("traceback")
+    assert "Traceback" not in out
