@@ -435,7 +435,8 @@ def _loading_sign(model: LatentLinearModel, vector, loading, point: dict) -> int
         value = put_in(sp.sympify(loading), point)
         if not value.is_number or value.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
             raise NoEnclosure(f"{value} is not a number")
-        return proven_sign(value) if enclosure(value, PRECISIONS[0]) is not None else None
+        enclosure(value, PRECISIONS[0])  # a real number, or NoEnclosure says why not
+        return proven_sign(value)
     except (NoEnclosure, MisjudgedNumber) as error:
         raise BadInput(f"model {model.name}: at {_point(point)} the coordinates of {vector} "
                        f"load {show(loading)}, not a real number (none shown: {error})") from None
