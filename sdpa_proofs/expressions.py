@@ -10,6 +10,7 @@ import sympy as sp
 from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 from sympy.printing.precedence import PRECEDENCE
 
+from . import sympyfixes  # noqa: F401 - SymPy's false assumptions corrected before any use
 from .errors import BadInput
 from .realnumbers import built_as_written, proven_sign, put_in
 

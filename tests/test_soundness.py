@@ -2851,3 +2851,68 @@ point = Derivation(claim=Eq(E(q[1]**2), a), models=[model], steps=[Step(a, "mode
     report = data["derivations"][0]
     assert "a is declared not negative" in report["error"] and not report.get("traceback")
     assert "Traceback" not in out
+
+
+# ---- found by attacking the checker, round 51 ----------------------------------------------
+# SymPy 1.14 held B = binomial(d - 5, 3) negative for every d; it is -20, -10, -4, -1 at
+# d = 1..4, 0 at d = 5..7, and positive from d = 8 on (10 at d = 10).
+
+BINOMIAL = HEADER + 'r = Symbol("r", integer=True)\nB = binomial(d - 5, 3)\n'
+
+
+def test_a_bound_on_a_sum_does_not_rest_on_a_false_sign_of_its_range(tmp_path, capsys):
+    """sum_{r=-B}^{d-B} r = (d + 1)(d - 2B)/2 is -55 at d = 10: with -B taken for >= 0, every
+    term counted as >= 0 and cos(q_1)^2 + the sum >= 0 was verified."""
+    write(tmp_path, "range_sign.py", BINOMIAL + '''
+range_sign = Derivation(claim=Ge(cos(q[1])**2 + Sum(r, (r, -B, d - B)), 0),
+                        models=["independent-normal"], steps=[Step(0, "algebra", rel=">=")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"range_sign": "failed"}
+    assert "rule check fail" in out
+
+
+def test_a_range_that_may_run_backwards_is_found_whatever_sympy_says_of_its_end(tmp_path,
+                                                                              capsys):
+    """sum_{r=1}^{-B} 1 runs backwards from d = 8 on (empty as written, -B by SymPy's Karr
+    convention): SymPy's sign of -B let it through, and the sum of -B ones was verified."""
+    write(tmp_path, "backwards.py", BINOMIAL + '''
+backwards = Derivation(claim=Eq(cos(q[1])**2 * Sum(1, (r, 1, -B)), -B * cos(q[1])**2),
+                       models=["independent-normal"],
+                       steps=[Step(-B * cos(q[1])**2, "count_terms")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and statuses(data) == {"backwards": "error"}
+    assert "may run backwards" in data["derivations"][0]["error"]
+
+
+def test_the_root_of_a_square_is_not_taken_with_a_false_sign(tmp_path, capsys):
+    """sd(B q_1) = |B| sigma_q, positive from d = 8 on; sqrt(B^2 sigma_q^2) was built as
+    -B sigma_q by the rules and by the moment engine, and both passed sd(B q_1) = -B sigma_q."""
+    write(tmp_path, "root.py", BINOMIAL + '''
+root = Derivation(claim=Eq(SD(B * q[1]), -B * sigma_q), models=["independent-normal"],
+                  steps=[Step(-B * sigma_q, ["sd_definition", "variance_scaling",
+                                             "model_variance"])])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data) == {"root": "failed"}
+    step = data["derivations"][0]["models"][0]["steps"][0]
+    assert step["rule_check"]["status"] == "fail" and step["exact_check"]["status"] == "fail"
+
+
+def test_monte_carlo_raises_to_the_proven_double_of_an_exponent():
+    """e = 10^70 log(1 + 10^-70) is 1 - 5 10^-71; float() of it is 0.0, and E[(1 + q_1^2)^e]
+    = 1 passed Monte Carlo with no spread at all.  E[1 + q_1^2] = 1 + sigma_q^2 at the model's
+    point (3/7): the estimate must be there, and the claim fail."""
+    import sympy as sp
+
+    from sdpa_proofs import E, q, sigma_q
+    from sdpa_proofs.models import get_model
+    from sdpa_proofs.montecarlo import check_claim
+
+    exponent = sp.Integer(10) ** 70 * sp.log(1 + sp.Integer(10) ** -70)
+    model = get_model("independent-normal")
+    results = check_claim(sp.Eq(E((1 + q[1] ** 2) ** exponent), 1), model, dims=(64,))
+    expected = float(1 + sigma_q.xreplace(model.parameter_points[0]) ** 2)
+    assert [r.status for r in results] == ["fail"]
+    assert results[0].ci_low <= expected <= results[0].ci_high

@@ -1,0 +1,39 @@
+"""Corrections to SymPy where a check depends on it and review found it wrong.
+
+The checks consult SymPy's assumptions about expressions in d (is a range's end >= its start,
+is sqrt(x^2) x or -x, is every term of a sum >= 0), so an assumption SymPy states falsely can
+pass a false step.  Each correction here states the fact itself, and its test holds it
+against values computed independently (tests/test_sympyfixes.py).
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+
+def binomial_is_nonnegative(self: sp.binomial) -> bool | None:
+    """binomial(n, k) >= 0 for integers n >= 0, k < 0 (it is 0) or k even; < 0 for n < 0 and
+    odd k > 0, where it is (-1)^k C(k - n - 1, k); unknown otherwise.  SymPy 1.14 says "< 0"
+    for every odd k once n's sign is unknown: binomial(d - 5, 3) is -20, 0, 1 and 10 at
+    d = 1, 5, 8 and 10, and a sum from -binomial(d - 5, 3) was taken to have terms >= 0
+    (review round 51)."""
+    n, k = self.args
+    if not (n.is_integer and k.is_integer):
+        return None
+    if n.is_nonnegative or k.is_negative or k.is_even:
+        return True
+    if n.is_negative and k.is_odd and k.is_positive:
+        return False
+    return None
+
+
+def _install(cls: type, fact: str, handler) -> None:
+    """``handler`` as cls's rule for ``fact``: SymPy collects the rules when it creates the
+    class, so the method alone would not be asked."""
+    setattr(cls, f"_eval_is_{fact}", handler)
+    handlers = getattr(cls, "_prop_handler", None)
+    if handlers is not None:
+        handlers[fact] = handler
+
+
+_install(sp.binomial, "nonnegative", binomial_is_nonnegative)

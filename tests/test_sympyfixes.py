@@ -1,0 +1,45 @@
+"""SymPy's assumptions that the toolkit corrects (sympyfixes), held against values computed
+independently: the binomial coefficient by its product formula in exact integer arithmetic."""
+
+from fractions import Fraction
+from math import factorial
+
+import pytest
+import sympy as sp
+
+from sdpa_proofs import sympyfixes  # noqa: F401 - installs the corrections
+
+d = sp.Symbol("d", integer=True, positive=True)
+n = sp.Symbol("n", integer=True)
+
+
+def binomial(top: int, k: int) -> Fraction:
+    """C(top, k) = top (top - 1) ... (top - k + 1) / k! for integers, 0 for k < 0."""
+    if k < 0:
+        return Fraction(0)
+    product = 1
+    for j in range(k):
+        product *= top - j
+    return Fraction(product, factorial(k))
+
+
+SIGNS = {"positive": lambda v: v > 0, "negative": lambda v: v < 0, "zero": lambda v: v == 0,
+         "nonnegative": lambda v: v >= 0, "nonpositive": lambda v: v <= 0,
+         "nonzero": lambda v: v != 0}
+
+
+@pytest.mark.parametrize("top, symbol, values", [
+    (d - 5, d, range(1, 40)), (5 - d, d, range(1, 40)), (-d, d, range(1, 40)),
+    (d, d, range(1, 40)), (n, n, range(-20, 21)), (n + 2, n, range(-20, 21)),
+])
+@pytest.mark.parametrize("k", [-2, -1, 0, 1, 2, 3, 4, 5])
+def test_what_sympy_says_of_a_binomial_coefficients_sign_holds_at_every_value(top, symbol,
+                                                                            values, k):
+    """SymPy 1.14 held binomial(d - 5, 3) negative for every d; it is 0 at d = 5..7 and
+    positive from d = 8 on."""
+    expr = sp.binomial(top, k)
+    said = {fact: getattr(expr, f"is_{fact}") for fact in SIGNS}
+    for value in values:
+        exact = binomial(int(top.subs(symbol, value)), k)
+        for fact, claim in said.items():
+            assert claim is None or claim == SIGNS[fact](exact), (expr, fact, value, exact)
