@@ -111,7 +111,10 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
             if node not in unknowns:  # named after its number, which reasons then show
                 unknowns[node] = _signed_unknown(node, str(node))
             return unknowns[node]
-        return node.func(*(replaced(a) for a in node.args)) if node.args else node
+        args = [replaced(a) for a in node.args]
+        if any(new is not old for new, old in zip(args, node.args)):
+            return node.func(*args)  # only what changed: an Indexed rebuilt asks its
+        return node                  # assumptions anew
     return replaced(x), {u: number for number, u in unknowns.items() if u != 0}
 
 
@@ -137,7 +140,7 @@ def _numbers_in(x: Expr) -> list[Expr]:
             and isinstance(node, (Expr, sp.core.relational.Relational))]
 
 
-@lru_cache(maxsize=1024)  # a side is given values at every parameter point in turn
+@lru_cache(maxsize=1024)  # numbers_as_unknowns asks again of what put_in asked
 def _kinds(x: Expr, given: frozenset) -> dict:
     """Each node of x (innermost first) -> 0 if it is a number, 1 if it is one once the
     symbols ``given`` have values, 2 otherwise.  One pass: SymPy finds the free symbols anew
@@ -274,7 +277,8 @@ def put_in(expr: Expr, values: dict, put=None) -> Expr:
     if not values:
         return put(expr, values) if put else expr
     values = {key: sp.sympify(value) for key, value in values.items()}
-    parts = _parts_to_check(expr, values)
+    parts = _parts_to_check(expr, frozenset(values),
+                            all(v.is_Rational for v in values.values()))
     if put is not None:
         if not parts:
             return put(expr, values)
@@ -358,15 +362,15 @@ def _not_told_apart(a: Expr, b: Expr) -> bool:
     return True
 
 
-def _parts_to_check(expr: Expr, values: dict) -> list[Expr]:
-    """The largest parts of expr that putting ``values`` in makes numbers, other than those
-    made by rational arithmetic alone (rationals put into sums, products and whole powers),
-    which SymPy does exactly."""
-    kinds = _kinds(expr, frozenset(values))
-    rational = all(v.is_Rational for v in values.values())
+@lru_cache(maxsize=1024)  # a side is given values at every parameter point in turn
+def _parts_to_check(expr: Expr, given: frozenset, rational: bool) -> tuple[Expr, ...]:
+    """The largest parts of expr that giving the symbols ``given`` values makes numbers, other
+    than those made by rational arithmetic alone (``rational``: the values are rationals; put
+    into sums, products and whole powers), which SymPy does exactly."""
+    kinds = _kinds(expr, given)
 
     def arithmetic(node) -> bool:
-        return kinds[node] == 0 or node in values or (
+        return kinds[node] == 0 or node in given or (
             (isinstance(node, (sp.Add, sp.Mul))
              or (isinstance(node, sp.Pow) and node.exp.is_Integer))
             and all(arithmetic(a) for a in node.args))
@@ -380,7 +384,7 @@ def _parts_to_check(expr: Expr, values: dict) -> list[Expr]:
             for a in node.args:
                 visit(a)
     visit(expr)
-    return parts
+    return tuple(parts)
 
 
 @lru_cache(maxsize=4096)
