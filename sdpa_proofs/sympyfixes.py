@@ -9,6 +9,7 @@ against values computed independently (tests/test_sympyfixes.py).
 from __future__ import annotations
 
 import sympy as sp
+from sympy.core import exprtools
 
 
 def binomial_is_nonnegative(self: sp.binomial) -> bool | None:
@@ -27,6 +28,23 @@ def binomial_is_nonnegative(self: sp.binomial) -> bool | None:
     return None
 
 
+def monotonic_sign(expr: sp.Expr):
+    """SymPy's ``_monotonic_sign`` (the value of expr nearest 0, or a symbol of its sign),
+    with only the sign kept where expr is not a polynomial in two or more symbols.  There
+    SymPy puts each symbol's least value into a reciprocal, 1/(d r) at d = r = 1, and takes
+    the largest value for the nearest to 0: 1/(d r) - 1/2 was positive to it for all positive
+    integers d, r (-1/4 at d = r = 2), and so a bound, a range's direction and sqrt(c^2)
+    were decided wrongly (review round 52)."""
+    nearest = _SYMPY_MONOTONIC_SIGN(expr)
+    if nearest is None or not nearest.is_number or len(expr.free_symbols) < 2 \
+            or expr.is_polynomial(*expr.free_symbols):
+        return nearest
+    for sign in ("positive", "negative", "nonnegative", "nonpositive"):
+        if getattr(nearest, f"is_{sign}"):
+            return sp.Dummy(sign[:4], **{sign: True})
+    return None
+
+
 def _install(cls: type, fact: str, handler) -> None:
     """``handler`` as cls's rule for ``fact``: SymPy collects the rules when it creates the
     class, so the method alone would not be asked."""
@@ -37,3 +55,5 @@ def _install(cls: type, fact: str, handler) -> None:
 
 
 _install(sp.binomial, "nonnegative", binomial_is_nonnegative)
+_SYMPY_MONOTONIC_SIGN = exprtools._monotonic_sign
+exprtools._monotonic_sign = monotonic_sign  # SymPy's Add looks it up there at each use

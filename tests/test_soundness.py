@@ -2916,3 +2916,51 @@ def test_monte_carlo_raises_to_the_proven_double_of_an_exponent():
     expected = float(1 + sigma_q.xreplace(model.parameter_points[0]) ** 2)
     assert [r.status for r in results] == ["fail"]
     assert results[0].ci_low <= expected <= results[0].ci_high
+
+
+# ---- found by attacking the checker, round 52 ----------------------------------------------
+# SymPy 1.14 took 1/(d r) at d = r = 1 for its value nearest 0, and held 1/(d r) - c >= 0 for
+# every c < 1 and all positive integers d, r: false once d r > 1/c.
+
+RECIPROCAL = HEADER + 'r = Symbol("r", integer=True, positive=True)\n'
+
+
+@pytest.mark.parametrize("name, body", [
+    # one term, vv = d: cos(q_1)^2 (1/d - 1/10^5) < 0 from d = 100001 on
+    ("bound", '''vv = Symbol("vv", integer=True, positive=True)
+bound = Derivation(claim=Ge(cos(q[1])**2 * Sum(Sum(1 / vv - Rational(1, 10**5), (vv, d * r, d * r)),
+                                              (r, 1, 1)), 0),
+                   models=["independent-normal"], steps=[Step(0, "algebra", rel=">=")])
+'''),
+    # c = floor(10^8/(d i) - 1/2) is -1 from d i = 2 10^8 + 1 on: sd(c q_1) = |c| sigma_q
+    ("root", '''c = floor(10**8 / (d * i) - Rational(1, 2))
+root = Derivation(claim=Eq(SD(c * q[1]), c * sigma_q), models=["independent-normal"],
+                  steps=[Step(c * sigma_q, ["sd_definition", "variance_scaling",
+                                            "model_variance"])])
+'''),
+])
+def test_a_sign_sympy_takes_from_a_reciprocals_largest_value_passes_nothing(tmp_path, capsys,
+                                                                           name, body):
+    """Both verified before; the rule check, which alone decides for every d, now does not
+    pass them (the other checks see only small d, where the claims hold)."""
+    write(tmp_path, f"{name}.py", RECIPROCAL + body)
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data)[name] in ("failed", "undecided")
+    assert data["derivations"][0]["models"][0]["steps"][0]["rule_check"]["status"] != "pass"
+
+
+def test_a_range_whose_end_has_a_sign_sympy_takes_from_a_reciprocal_is_found_backwards(
+        tmp_path, capsys):
+    """U = floor(1/(d r) - 10^-5) is -1 from d = 100001 on: sum_{t=1}^{U} 1 runs backwards
+    (empty as written, -1 to SymPy), and the sum of U ones was verified to be U."""
+    write(tmp_path, "ends.py", RECIPROCAL + '''
+t = Symbol("t", integer=True, positive=True)
+U = floor(1 / (d * r) - Rational(1, 100000))
+ends = Derivation(claim=Eq(cos(q[1])**2 * Sum(Sum(1, (t, 1, U)), (r, 1, 1)),
+                           cos(q[1])**2 * Sum(U, (r, 1, 1))),
+                  models=["independent-normal"],
+                  steps=[Step(cos(q[1])**2 * Sum(U, (r, 1, 1)), "count_terms")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and statuses(data) == {"ends": "error"}
+    assert "may run backwards" in data["derivations"][0]["error"]

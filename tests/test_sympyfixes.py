@@ -1,6 +1,7 @@
 """SymPy's assumptions that the toolkit corrects (sympyfixes), held against values computed
 independently: the binomial coefficient by its product formula in exact integer arithmetic."""
 
+import itertools
 from fractions import Fraction
 from math import factorial
 
@@ -43,3 +44,26 @@ def test_what_sympy_says_of_a_binomial_coefficients_sign_holds_at_every_value(to
         exact = binomial(int(top.subs(symbol, value)), k)
         for fact, claim in said.items():
             assert claim is None or claim == SIGNS[fact](exact), (expr, fact, value, exact)
+
+
+r = sp.Symbol("r", integer=True, positive=True)
+m = sp.Symbol("m", integer=True, nonnegative=True)
+
+
+@pytest.mark.parametrize("expr", [
+    1 / (d * r) - sp.Rational(1, 2), sp.Rational(1, 2) - 1 / (d * r), 10 / (d * r) - 3,
+    1 / (d**2 * r**2) - sp.Rational(1, 3), 1 / (d * r) + sp.Rational(1, 2),
+    -1 / (d * r) - sp.Rational(1, 7), 10 / (m + d + 2) - 1, 3 / (d * r * (m + 1)) - 1,
+    sp.floor(1 / (d * r) - sp.Rational(1, 100)), d * r - 1, d * r - m - 2,
+])
+def test_what_sympy_says_of_the_sign_of_a_reciprocal_in_several_symbols_holds(expr):
+    """SymPy 1.14 took 1/(d r) at d = r = 1, its largest value, for the one nearest 0, and
+    held 1/(d r) - 1/2 positive (it is -1/4 at d = r = 2).  The reference: exact fractions
+    at every point of a grid of the symbols' values."""
+    said = {fact: getattr(expr, f"is_{fact}") for fact in SIGNS}
+    symbols = sorted(expr.free_symbols, key=str)
+    grid = {d: range(1, 13), r: range(1, 13), m: range(0, 12)}
+    for point in itertools.product(*(grid[s] for s in symbols)):
+        exact = Fraction(str(expr.subs(dict(zip(symbols, point)))))
+        for fact, claim in said.items():
+            assert claim is None or claim == SIGNS[fact](exact), (expr, fact, point, exact)
