@@ -429,7 +429,11 @@ def random_value(symbol: Symbol, rng: random.Random):
     if symbol.is_integer:
         low = 5 if symbol.is_positive else 0 if symbol.is_nonnegative else -40
         high = -1 if symbol.is_negative else 0 if symbol.is_nonpositive else 40
-        return sp.Integer(rng.randint(low, high))
+        value = rng.randint(low, high)
+        parity = 0 if symbol.is_even else 1 if symbol.is_odd else value % 2
+        if value % 2 != parity:  # an even symbol is never given 7 (review round 52)
+            value += 1 if value < high else -1
+        return sp.Integer(value)
     value = sp.Rational(rng.randint(11, 97), rng.randint(7, 31))
     if symbol.is_positive or symbol.is_nonnegative:
         return value

@@ -2,6 +2,7 @@
 brute-force expansion at concrete d, textbook moments, plain mpmath.quad and each other."""
 
 import itertools
+from fractions import Fraction
 
 import mpmath
 import pytest
@@ -283,3 +284,27 @@ def test_the_exact_search_decides_signs_by_proof_not_by_evalf():
     series = -(c * at) ** 2 / 2
     assert f"differ by {mpmath.nstr(mpmath.mpf(series), 2)}" in refuted.reason
     assert exact_check(value, 0, logits, frozenset(), "=").status == "fail"
+
+
+@pytest.mark.parametrize("assumptions", [
+    dict(integer=True, even=True), dict(integer=True, odd=True),
+    dict(integer=True, even=True, positive=True), dict(integer=True, odd=True, negative=True),
+    dict(integer=True, even=True, nonpositive=True), dict(integer=True, positive=True),
+    dict(positive=True), dict(negative=True), dict(real=True),
+])
+def test_a_value_drawn_for_a_symbol_nothing_fixes_respects_its_assumptions(assumptions):
+    """The checks try symbols that nothing fixes (a shift c) at seeded values; each value is
+    checked against the declaration by plain integer and fraction arithmetic (an even symbol
+    was given 7; review round 52)."""
+    import random
+
+    from sdpa_proofs.algebra import random_value
+
+    rng = random.Random(20261201)
+    holds = {"integer": lambda v: v.denominator == 1, "even": lambda v: v % 2 == 0,
+             "odd": lambda v: v % 2 == 1, "positive": lambda v: v > 0,
+             "negative": lambda v: v < 0, "nonpositive": lambda v: v <= 0,
+             "real": lambda v: True}
+    for _ in range(300):
+        value = Fraction(str(random_value(sp.Symbol("c", **assumptions), rng)))
+        assert all(holds[name](value) for name in assumptions), (assumptions, value)

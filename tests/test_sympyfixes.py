@@ -67,3 +67,4 @@ def test_what_sympy_says_of_the_sign_of_a_reciprocal_in_several_symbols_holds(ex
         exact = Fraction(str(expr.subs(dict(zip(symbols, point)))))
         for fact, claim in said.items():
             assert claim is None or claim == SIGNS[fact](exact), (expr, fact, point, exact)
+
