@@ -34,7 +34,8 @@ def _walk(expr: Expr, dimension: Expr, ranges: dict) -> Expr:
     if isinstance(expr, Sum):
         inner = {**ranges, **{v: (lo, hi) for v, lo, hi in expr.limits}}
         expr = Sum(_walk(expr.function, dimension, inner), *expr.limits)
-        if expr.function.has(KroneckerDelta):
+        if expr.function.has(KroneckerDelta) and all(
+                _pins_to_integers(expr.function, v) for v, _, _ in expr.limits):
             expr = expr.doit(deep=False)
         return _decide(expr, dimension, ranges)
     if isinstance(expr, MaxOver):  # its index runs over its own range, which may hold 0
@@ -47,6 +48,22 @@ def _walk(expr: Expr, dimension: Expr, ranges: dict) -> Expr:
         # SymPy leaves a derivative it cannot take (of a maximum) as it is: stop there
         return expr if taken == expr else _walk(taken, dimension, ranges)
     return _decide(expr, dimension, ranges)
+
+
+def _pins_to_integers(function: Expr, index: Expr) -> bool:
+    """Whether every Kronecker delta in the summand that involves the index pins it to an
+    integer: delta(+-index + c, a) with a - c proven an integer.  SymPy's delta summation
+    takes the root of 3 t = 4 (e + 1)! for a value of t whether or not it is an integer (the
+    sum is z_8 at e = 2, 0 at e = 1; it gave z_(8/3) there; review round 53)."""
+    for delta in function.atoms(KroneckerDelta):
+        if not delta.has(index):
+            continue
+        difference = sp.expand(delta.args[0] - delta.args[1])
+        slope = difference.diff(index)
+        rest = sp.expand(difference - slope * index)
+        if slope not in (1, -1) or rest.has(index) or rest.is_integer is not True:
+            return False
+    return True
 
 
 def _decide(expr: Expr, dimension: Expr, ranges: dict) -> Expr:

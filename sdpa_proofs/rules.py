@@ -414,14 +414,27 @@ def _moments_finite(summand: Expr, model: Model) -> None:
     generating function is finite everywhere); otherwise it is not established here."""
     coordinates = sorted(random_coordinates(summand), key=str)
     polynomial = all(_degree_known(summand, c) for c in coordinates)
-    exponential = summand.replace(lambda e: isinstance(e, sp.exp), lambda e: sp.S.One)
-    if polynomial or (model.is_gaussian and all(_degree_known(exponential, c)
-                                                for c in coordinates)
-                      and all(_jointly_linear(e.args[0], coordinates)
-                              for e in summand.atoms(sp.exp))):
+    if polynomial or (model.is_gaussian and _polynomial_times_exponentials(summand,
+                                                                         coordinates)):
         return
     raise UnsupportedExpression(f"law_of_large_numbers: E|{show(summand)}| < oo is not "
                                 f"established under model {model.name}")
+
+
+def _polynomial_times_exponentials(summand: Expr, coordinates: list) -> bool:
+    """Whether the summand, expanded, is a sum of products of a polynomial in the coordinates
+    and exponentials of affine functions of them: an exponential anywhere else (1/(e^z - 1),
+    2^(e^z), both without a mean under a Gaussian) is not such a product; replacing each
+    e^u by 1 had made them 1/0 and 2, which SymPy counts as polynomials (review round 53)."""
+    for term in sp.Add.make_args(sp.expand(summand)):
+        for factor in sp.Mul.make_args(term):
+            if isinstance(factor, sp.exp):
+                if not _jointly_linear(factor.args[0], coordinates):
+                    return False
+            elif not all(_degree_known(factor, c) for c in coordinates) \
+                    or factor.has(sp.exp, sp.zoo, sp.nan, sp.oo):
+                return False
+    return True
 
 
 def _jointly_linear(exponent: Expr, coordinates: list) -> bool:

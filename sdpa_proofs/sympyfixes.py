@@ -45,6 +45,18 @@ def monotonic_sign(expr: sp.Expr):
     return None
 
 
+def mul_is_integer(self: sp.Mul) -> bool | None:
+    """SymPy's answer to whether a product is an integer, except a "no" for a product of
+    symbols that SymPy does not show to be irrational: SymPy 1.14 says no whenever every
+    numerator is even and every denominator odd and > 1, so 4 (e + 1)!/3 (24 = 3 8 at e = 2)
+    was no integer to it, and the sum of Kronecker deltas delta(3 t, 4 (e + 1)!) over t
+    summed to 0 (review round 53)."""
+    integer = _SYMPY_MUL_IS_INTEGER(self)
+    if integer is False and self.free_symbols and self._eval_is_rational() is not False:
+        return None
+    return integer
+
+
 def _install(cls: type, fact: str, handler) -> None:
     """``handler`` as cls's rule for ``fact``: SymPy collects the rules when it creates the
     class, so the method alone would not be asked."""
@@ -57,3 +69,5 @@ def _install(cls: type, fact: str, handler) -> None:
 _install(sp.binomial, "nonnegative", binomial_is_nonnegative)
 _SYMPY_MONOTONIC_SIGN = exprtools._monotonic_sign
 exprtools._monotonic_sign = monotonic_sign  # SymPy's Add looks it up there at each use
+_SYMPY_MUL_IS_INTEGER = sp.Mul._eval_is_integer
+_install(sp.Mul, "integer", mul_is_integer)

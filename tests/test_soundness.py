@@ -2964,3 +2964,41 @@ ends = Derivation(claim=Eq(cos(q[1])**2 * Sum(Sum(1, (t, 1, U)), (r, 1, 1)),
     code, out, data = verify(tmp_path, capsys=capsys)
     assert code == 2 and statuses(data) == {"ends": "error"}
     assert "may run backwards" in data["derivations"][0]["error"]
+
+
+# ---- found by attacking the checker, round 53 ----------------------------------------------
+
+def test_a_delta_sum_is_sifted_only_where_the_delta_pins_its_index_to_an_integer(tmp_path,
+                                                                                capsys):
+    """sum_t delta(3 t, 4 (e + 1)!) z_t is z_8 at e = 2 (n >= 8): SymPy's delta summation,
+    told 4 (e + 1)!/3 is no integer, summed it to 0, the exact engine established the false
+    lemma sum = 0, and z_e sum = 0 was verified assuming it."""
+    write(tmp_path, "sifted.py", HEADER + '''
+e = Symbol("e", integer=True, positive=True)
+t = Symbol("t", integer=True, positive=True)
+picked = Sum(KroneckerDelta(3 * t, 4 * factorial(e + 1)) * z[t], (t, 1, n))
+sifted = Derivation(claim=Eq(picked * z[e], 0), models=["gaussian-logits"],
+                    steps=[Step(0, lemma(Eq(picked, 0)))])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data)["sifted"] in ("failed", "undecided")
+    step = data["derivations"][0]["models"][0]["steps"][0]
+    assert step["exact_check"]["status"] != "pass" and "Traceback" not in out
+
+
+@pytest.mark.parametrize("summand", ["1 / (exp(z[i]) - 1)", "2**exp(z[i])"])
+def test_the_law_of_large_numbers_needs_a_polynomial_times_exponentials(tmp_path, capsys,
+                                                                        summand):
+    """1/(e^z - 1) behaves like 1/z near 0 and 2^(e^z) grows past every moment: neither has a
+    mean under a Gaussian, but putting 1 for each e^u made them 1/0 and 2, which SymPy counts
+    as polynomials, and the rule check passed the limit."""
+    write(tmp_path, "lln.py", HEADER + f'''
+f = {summand}
+lln = Derivation(claim=Eq(Lim(Sum(f, (i, 1, n)) / n, n), E(f.xreplace({{i: 1}}))),
+                 models=["gaussian-logits"], steps=[Step(E(f.xreplace({{i: 1}})),
+                                                         "law_of_large_numbers")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    step = data["derivations"][0]["models"][0]["steps"][0]
+    assert code == 1 and step["rule_check"]["status"] == "undecided"
+    assert "is not established" in step["rule_check"]["reason"]

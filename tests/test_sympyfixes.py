@@ -68,3 +68,19 @@ def test_what_sympy_says_of_the_sign_of_a_reciprocal_in_several_symbols_holds(ex
         for fact, claim in said.items():
             assert claim is None or claim == SIGNS[fact](exact), (expr, fact, point, exact)
 
+
+
+e = sp.Symbol("e", integer=True, positive=True)
+
+
+@pytest.mark.parametrize("expr", [
+    4 * sp.factorial(e + 1) / 3, 2 * e / 3, e * (e + 1) / 3, 2 * e / 5, (2 * e + 1) / 2,
+    e * (e + 1) / 2, 6 * e / 4, 2 * sp.factorial(e) / 9,
+])
+def test_what_sympy_says_of_whether_a_product_is_an_integer_holds_at_every_value(expr):
+    """SymPy 1.14 held 4 (e + 1)!/3 no integer (even numerators, odd denominator): it is 8 at
+    e = 2.  The reference: exact fractions."""
+    said = expr.is_integer
+    for value in range(1, 13):
+        exact = Fraction(str(expr.subs(e, value)))
+        assert said is None or said == (exact.denominator == 1), (expr, value, exact)
