@@ -521,7 +521,9 @@ def _inequality_at(lhs, rhs, relation: str, settings: NumericSettings,
     is undecided."""
     margin = (rhs - lhs) if relation in ("<=", "<") else (lhs - rhs)
     size = max(abs(lhs), abs(rhs))  # resolved values (see _resolved)
-    tolerance = size * mpmath.mpf(10) ** -settings.digits
+    # never wider than what an equality is failed at (DIFFERENT_BELOW digits): at --digits 2
+    # a violation of 10^-3 passed a bound that the same gap fails as an equation (round 54)
+    tolerance = size * mpmath.mpf(10) ** -max(settings.digits, DIFFERENT_BELOW)
     if margin > tolerance or (margin >= -tolerance and relation in ("<=", ">=")):
         return Verdict(PASS)
     if margin < -size * mpmath.mpf(10) ** -DIFFERENT_BELOW or relation in ("<", ">"):

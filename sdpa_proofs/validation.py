@@ -65,9 +65,12 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     _abbreviations(derivation, models, at)  # before anything is unfolded
     _names_are_unique(_places(derivation) + _model_places(models))
     _no_symbol_prints_like_an_entry(_places(derivation) + _model_places(models))
+    given = {m.dimension for m in models} | {s for m in models for point in m.parameter_points
+                                              for s in point}
     for place, expr in _places(derivation) + _model_places(models):
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
+        _binds_nothing_given(place, expr, given)
         expr = unfold(expr, derivation.where)
         _no_shadowing(place, expr, ())  # an abbreviation may bring a sum inside another
         _no_capture(place, expr)
@@ -185,6 +188,17 @@ def _no_shadowing(place: str, expr: Expr, bound: tuple) -> None:
         bound = bound + tuple(inner)
     for arg in expr.args:
         _no_shadowing(place, arg, bound)
+
+
+def _binds_nothing_given(place: str, expr: Expr, given: set) -> None:
+    """No sum or maximum binds a symbol the checks give values: a model's dimension or a
+    parameter (sum_{d=1}^{3} d is 6, but d put in as 1 made it sum over 1 = 1..3 and crashed
+    the check; review round 54)."""
+    for binder in expr.atoms(*BINDERS):
+        for index in bound_indices(binder):
+            if index in given:
+                raise BadInput(f"{place}: {show(binder)} binds {index}, which the model gives "
+                               "values (its dimension or a parameter): rename the index")
 
 
 def _no_capture(place: str, expr: Expr) -> None:
