@@ -57,6 +57,17 @@ def mul_is_integer(self: sp.Mul) -> bool | None:
     return integer
 
 
+def pow_is_imaginary(self: sp.Pow) -> bool | None:
+    """SymPy's answer to whether a power is imaginary, except a "yes" for a real base to an
+    exponent not known to be no integer: SymPy 1.14 takes any rational exponent it cannot show
+    whole for a half-integer, so (-1)^(d(d + 1)/2), which is 1 or -1, was imaginary to it, and
+    KroneckerDelta((-1)^(d(d + 1)/2), 1) was built as 0 (it is 1 at d = 3; review round 55)."""
+    imaginary = _SYMPY_POW_IS_IMAGINARY(self)
+    if imaginary and self.base.is_extended_real and self.exp.is_integer is not False:
+        return None
+    return imaginary
+
+
 def _install(cls: type, fact: str, handler) -> None:
     """``handler`` as cls's rule for ``fact``: SymPy collects the rules when it creates the
     class, so the method alone would not be asked."""
@@ -71,3 +82,5 @@ _SYMPY_MONOTONIC_SIGN = exprtools._monotonic_sign
 exprtools._monotonic_sign = monotonic_sign  # SymPy's Add looks it up there at each use
 _SYMPY_MUL_IS_INTEGER = sp.Mul._eval_is_integer
 _install(sp.Mul, "integer", mul_is_integer)
+_SYMPY_POW_IS_IMAGINARY = sp.Pow._eval_is_imaginary
+_install(sp.Pow, "imaginary", pow_is_imaginary)

@@ -3038,3 +3038,19 @@ bound_d = Derivation(claim=Eq(E(q[1]**2) * Sum(d, (d, 1, 3)), 6 * sigma_q**2),
     report = data["derivations"][0]
     assert code == 2 and report["status"] == "error" and not report.get("traceback")
     assert "binds d, which the model gives values" in report["error"]
+
+
+# ---- found by attacking the checker, round 55 ----------------------------------------------
+
+def test_a_delta_of_a_power_sympy_took_for_imaginary_is_not_built_as_zero(tmp_path, capsys):
+    """(-1)^(d (d + 1)/2) is 1 at d = 3 (w = 6), so delta((-1)^w, 1) E[q_1^2] = sigma_q^2 there;
+    SymPy took the power for imaginary, built the delta as 0 when the abbreviation was
+    unfolded, and every check saw 0 = 0: verified."""
+    write(tmp_path, "parity.py", HEADER + '''
+w = Symbol("w", integer=True)
+parity = Derivation(claim=Eq(KroneckerDelta((-1) ** w, 1) * E(q[1] ** 2), 0),
+                    where={w: d * (d + 1) / 2}, steps=[Step(0, "algebra")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data)["parity"] in ("failed", "undecided")
+    assert "numeric check fail" in out

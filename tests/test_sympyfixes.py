@@ -84,3 +84,20 @@ def test_what_sympy_says_of_whether_a_product_is_an_integer_holds_at_every_value
     for value in range(1, 13):
         exact = Fraction(str(expr.subs(e, value)))
         assert said is None or said == (exact.denominator == 1), (expr, value, exact)
+
+
+@pytest.mark.parametrize("base, exponent", [
+    (-1, d * (d + 1) / 2), (-2, d * (d + 1) / 2), (-1, d * (d - 1) / 2), (-3, d**2 / 2 + d / 2),
+])
+def test_what_sympy_says_of_a_power_of_a_negative_number_holds_at_every_value(base, exponent):
+    """SymPy 1.14 held (-1)^(d (d + 1)/2) imaginary, not real and no integer (it cannot show
+    the exponent whole, and took it for a half-integer); it is 1 or -1.  The reference: exact
+    integer powers."""
+    power = sp.Integer(base) ** exponent
+    said = {"real": power.is_real, "imaginary": power.is_imaginary, "integer": power.is_integer}
+    for value in range(1, 13):
+        whole = Fraction(str(exponent.subs(d, value)))
+        assert whole.denominator == 1
+        for fact, claim in said.items():
+            truth = {"real": True, "imaginary": False, "integer": whole >= 0}[fact]
+            assert claim is None or claim == truth, (power, fact, value)
