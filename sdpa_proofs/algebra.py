@@ -27,7 +27,7 @@ from .expressions import (
     rebind,
     symmetric_order,
 )
-from .realnumbers import misjudged_number, numbers_as_unknowns, proven_sign
+from .realnumbers import misjudged_number, numbers_as_unknowns, proven_sign, written_with
 from .text import show
 
 
@@ -270,8 +270,8 @@ def sign_at(expr: Expr, point: dict) -> int | None:
     10^-30 of the size of the terms, or of 1 if they are larger (10^-40 sigma^2 is not 0,
     and terms of 10^40 that cancel do not hide a difference of 1); None where neither tells.
     Raises ValueError or TypeError where the value is no real number."""
-    with sp.evaluate(False):  # SymPy's Max and Min of numbers would compare them by evalf
-        unevaluated = expr.xreplace(point)
+    # as written: SymPy's Max and Min of numbers would compare them by evalf
+    unevaluated = written_with(expr, point)
     sign = proven_sign(unevaluated) if unevaluated.is_number else None
     if sign is not None:
         return sign

@@ -18,7 +18,7 @@ from sympy import Add, Expr, Mul, Pow, Sum
 from .algebra import canonical, expand_to_the_same, without_numbers
 from .expressions import E, MaxOver, index_symbols
 from .intervals import Ranges, enclosure, forward, is_nonnegative, known_le, sign
-from .realnumbers import certainly_positive
+from .realnumbers import certainly_positive, written_with
 from .relations import upward
 from .rules import Context, Rule, rewrite_everywhere
 from .text import show
@@ -242,8 +242,7 @@ def _forms(difference: Expr, numbers: dict) -> Iterator[Expr]:
 def _put_back(expr: Expr, numbers: dict) -> Expr:
     """The numbers in place of their unknowns, as they stand (evaluated, SymPy would rewrite
     them again)."""
-    with sp.evaluate(False):
-        return expr.xreplace(numbers)
+    return written_with(expr, numbers)
 
 
 BOUND_RULES = (AtMostMax(), SumAtLeastMax(), WithinRange())

@@ -44,6 +44,7 @@ from .realnumbers import (
     certainly_nonzero,
     certainly_positive,
     put_in,
+    written_with,
 )
 from .relations import relation_of, upward
 from .supports import exact_points
@@ -221,9 +222,8 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
                                      **{str(k): int(v) for k, v in indices.items()},
                                      **{str(c): str(v) for c, v in values.items()
                                         if c not in numbers}}
-                            with sp.evaluate(False):  # the numbers as they stand
-                                at_point = difference.xreplace(values)
-                            value = _shown(at_point)
+                            # the numbers as they stand
+                            value = _shown(written_with(difference, values))
                             return Verdict(FAIL, f"the relation fails at {format_point(where)}: "
                                                  f"the sides differ by {value}",
                                            counterexample={"exact": True, **where})

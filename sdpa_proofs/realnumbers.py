@@ -253,8 +253,35 @@ def _by_sign(node: Expr) -> Expr | None:
 
 
 def _difference(a: Expr, b: Expr) -> Expr:
-    with sp.evaluate(False):  # as written: SymPy would decide it as it builds it
-        return sp.Add(a, sp.Mul(-1, b))
+    # as written: SymPy would decide it as it builds it
+    return sp.Add(a, sp.Mul(-1, b, evaluate=False), evaluate=False)
+
+
+# sympy.evaluate(False) empties SymPy's whole cache as it is entered and left (so that nothing
+# built without evaluation is handed out later), and building as written happens hundreds of
+# times in a check: these classes take evaluate=False themselves, which their cache keeps apart
+_TAKE_EVALUATE = (sp.core.operations.AssocOp, sp.Pow, sp.core.function.Application,
+                  sp.core.relational.Relational)
+
+
+def as_written(func, args) -> Expr:
+    """func(*args) built without evaluation, as under sympy.evaluate(False)."""
+    if isinstance(func, type) and issubclass(func, _TAKE_EVALUATE):
+        return func(*args, evaluate=False)
+    with sp.evaluate(False):
+        return func(*args)
+
+
+def written_with(expr: Expr, values: dict) -> Expr:
+    """expr.xreplace(values) built without evaluation (what replaced nothing stays as is)."""
+    if expr in values:
+        return values[expr]
+    if not expr.args:
+        return expr
+    args = [written_with(a, values) for a in expr.args]
+    if all(new is old for new, old in zip(args, expr.args)):
+        return expr
+    return as_written(expr.func, args)
 
 
 class MisjudgedNumber(UnsupportedExpression):
@@ -285,11 +312,8 @@ def put_in(expr: Expr, values: dict, put=None) -> Expr:
         with sp.evaluate(False):
             written = put(expr, values)
         return built_as_written(written, kept=(expr,))
-    checked = {}
-    for part in parts:
-        with sp.evaluate(False):
-            written = part.xreplace(values)
-        checked[part] = built_as_written(written, kept=(part,))
+    checked = {part: built_as_written(written_with(part, values), kept=(part,))
+               for part in parts}
     return expr.xreplace({**values, **checked})
 
 
@@ -331,8 +355,7 @@ def _made_as_proven(func, args: list, made) -> bool:
         return False
     if all(a.is_Rational for a in args):
         return True  # SymPy is exact on rationals
-    with sp.evaluate(False):
-        written = func(*args)
+    written = as_written(func, args)
     if written == made:
         return True
     if isinstance(written, _DECIDED):
@@ -529,9 +552,7 @@ def _sum(x: sp.Sum):
         raise NoEnclosure(f"{x}: not a sum of at most {MAX_TERMS} terms")
     total = iv.mpf(0)
     for value in range(lower, upper + 1):
-        with sp.evaluate(False):
-            term = function.xreplace({index: sp.Integer(value)})
-        total += _enclose(term)
+        total += _enclose(written_with(function, {index: sp.Integer(value)}))
     return total
 
 

@@ -168,3 +168,32 @@ def test_values_whose_decisions_are_proven_are_put_in_as_sympy_builds_them(build
     from sdpa_proofs.realnumbers import put_in
 
     assert put_in(build(J), {J: Integer(at)}) == expected
+
+
+@pytest.mark.parametrize("build", [
+    lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a ** b, lambda a, b: sp.Max(a, b),
+    lambda a, b: sp.floor(a - b), lambda a, b: sp.Eq(a, b), lambda a, b: sp.exp(a) * b,
+])
+def test_values_are_written_in_as_under_sympys_evaluate_false_and_leave_its_cache_clean(build):
+    """written_with builds what xreplace builds under sympy.evaluate(False), without emptying
+    SymPy's cache; what it built unevaluated is never handed out to evaluating code later."""
+    from sdpa_proofs.realnumbers import written_with
+
+    a, b = Symbol("a", positive=True), Symbol("b", positive=True)
+    x = Symbol("x", positive=True)
+    values = {a: x, b: x}
+    with sp.evaluate(False):
+        expected = build(a, b).xreplace(values)
+    written = written_with(build(a, b), values)
+    assert sp.srepr(written) == sp.srepr(expected)
+    assert build(x, x) == build(a, b).xreplace(values)  # and evaluated as before
+
+
+def test_values_written_in_stand_as_written():
+    from sdpa_proofs.realnumbers import written_with
+
+    a, b, x = Symbol("a"), Symbol("b"), Symbol("x")
+    assert written_with(a + b, {a: x, b: x}).args == (x, x)
+    assert written_with(sp.floor(a - b), {a: x, b: x}) != 0
+    assert written_with(sp.Eq(a, b), {a: x, b: x}) is not sp.true
+    assert x + x == 2 * x and sp.Eq(x, x) is sp.true
