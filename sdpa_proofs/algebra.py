@@ -392,15 +392,23 @@ def _slope(expr: Expr, n: int, value_of) -> mpmath.mpf | None:
     return abs(slope)
 
 
-@lru_cache(maxsize=4096)
 def partial_derivative(expr: Expr, n: int) -> Expr | None:
     """df/du_n for expr = f(u_1, ..., u_k), as an expression in the u's; None where SymPy
-    cannot take it."""
+    cannot take it.  Built around expr's own u_n: the values found for its subtrees are
+    looked up by identity, where an equal copy from another tree would be compared whole."""
+    taken = _derivative_at_stand_in(expr.func, n, expr.args[:n] + expr.args[n + 1:])
+    if taken is None:
+        return None
+    slope, stand_in = taken
+    return slope.xreplace({stand_in: expr.args[n]})
+
+
+@lru_cache(maxsize=4096)
+def _derivative_at_stand_in(func, n: int, others: tuple) -> tuple | None:
+    """d/du f(others with u put in at position n), and u; None where SymPy cannot take it."""
     stand_in = sp.Dummy(real=True)  # a complex one makes d|u|/du hold d(re u)/du
-    arguments = list(expr.args)
-    argument, arguments[n] = arguments[n], stand_in
-    slope = sp.diff(expr.func(*arguments), stand_in)
-    return None if slope.has(sp.Derivative, sp.Subs) else slope.xreplace({stand_in: argument})
+    slope = sp.diff(func(*others[:n], stand_in, *others[n:]), stand_in)
+    return None if slope.has(sp.Derivative, sp.Subs) else (slope, stand_in)
 
 
 def _moved(expr: Expr, n: int, at: list, error, value, value_of, apply) -> mpmath.mpf:

@@ -704,8 +704,15 @@ def evaluator(values: dict):
     real number, by SymPy.  What rounding at the working precision costs is ``term_size``'s
     to weigh, and the check's to see through by raising the precision (``_resolved``)."""
     known: dict = dict(values)
+    # an entry q_i by its base and indices: == on an Indexed compares its assumptions, and
+    # writing sums out makes a new q_i in every term
+    entries = {c.args: v for c, v in values.items() if isinstance(c, Indexed)}
 
     def value_of(node: Expr) -> mpmath.mpf:
+        if isinstance(node, Indexed):
+            if node.args not in entries:
+                entries[node.args] = _node_value(node, values, value_of)
+            return entries[node.args]
         if node not in known:
             known[node] = _node_value(node, values, value_of)
         return known[node]
