@@ -12,6 +12,7 @@ from sympy import Float, Integer, Sum
 from sdpa_proofs import E, MaxOver, d, i, j, n, q, z
 from sdpa_proofs.algebra import _canonical, algebraically_equal, canonical
 from sdpa_proofs.distributions import GAUSS_RULES, LAPLACE, NORMAL
+from sdpa_proofs.errors import UnsupportedExpression
 
 INNER_SHARED = Sum(E(q[i] ** 2 * Sum(E(q[i] * q[j]), (j, 1, d))), (i, 1, d))
 INNER_OWN = Sum(E(q[i] ** 2 * Sum(E(q[j] ** 2), (j, 1, d))), (i, 1, d))
@@ -100,3 +101,45 @@ def test_a_remembered_pointwise_side_is_its_value_at_those_coordinates_and_that_
                 expected = (mpmath.mpf(first) / 7) ** 2 + mpmath.exp(mpmath.mpf(second) / 3)
                 assert abs(value - expected) <= expected * mpmath.mpf(10) ** (2 - dps)
                 assert size >= abs(value)
+
+
+@pytest.mark.parametrize("expr", [
+    sp.exp(2 * q[1] - q[2]), sp.log(1 + q[1] ** 2), sp.Max(q[1], q[2] ** 2), sp.Abs(q[1] - 1),
+    (1 + q[1] ** 2) ** q[2], sp.tanh(q[1] * q[2]),
+])
+def test_a_remembered_derivative_template_gives_each_expression_its_own_slope(expr):
+    """The template is remembered per function, position and other arguments; put around an
+    expression's own argument it is SymPy's derivative of that expression, taken afresh (the
+    first expression it was made for must not leak into another's: exp(u) and exp(v))."""
+    from sdpa_proofs.algebra import partial_derivative
+
+    other = expr.xreplace({q[1]: q[3], q[2]: q[4]})
+    point = {q[1]: sp.Rational(3, 7), q[2]: sp.Rational(-5, 4), q[3]: sp.Rational(9, 5),
+             q[4]: sp.Rational(2, 3)}
+    for e in (expr, other, expr):  # the second and third from the remembered template
+        values = [sp.N(a.xreplace(point), 30) for a in e.args]
+        for at in range(len(e.args)):
+            taken = partial_derivative(e, at)
+            assert taken is not None and taken.free_symbols <= e.free_symbols
+
+            def moved(t, at=at, e=e, values=values):  # f with argument ``at`` moved to t
+                return mpmath.mpf(sp.N(e.func(*values[:at], sp.Float(t, 60),
+                                              *values[at + 1:]), 60))
+            with mpmath.workdps(30):
+                numerical = mpmath.diff(moved, mpmath.mpf(values[at]))
+            exact = sp.N(taken.xreplace(point), 30)
+            assert abs(exact - numerical) < 1e-12 * max(1, abs(exact))
+
+
+def test_the_evaluator_finds_an_entry_by_its_base_and_indices():
+    """Writing sums out makes a new q_1 in every term: each copy has q_1's value, and k_1, of
+    another base, its own."""
+    from sdpa_proofs import k
+    from sdpa_proofs.numeric import evaluator
+
+    value_of = evaluator({q[1]: mpmath.mpf(2), k[1]: mpmath.mpf(3)})
+    copies = [sp.Indexed(q, 1), sp.Indexed(q, Integer(1)), q[1]]
+    assert [value_of(c) for c in copies] == [2, 2, 2]
+    assert value_of(sp.Indexed(k, 1)) == 3 and value_of(q[1] * k[1] + q[1]) == 8
+    with pytest.raises(UnsupportedExpression, match="not a real number"):  # q_2 has none
+        value_of(q[2])
