@@ -267,7 +267,10 @@ _TAKE_EVALUATE = (sp.core.operations.AssocOp, sp.Pow, sp.core.function.Applicati
 def as_written(func, args) -> Expr:
     """func(*args) built without evaluation, as under sympy.evaluate(False)."""
     if isinstance(func, type) and issubclass(func, _TAKE_EVALUATE):
-        return func(*args, evaluate=False)
+        try:
+            return func(*args, evaluate=False)
+        except TypeError:  # a constructor of its own that takes no options (betainc)
+            pass
     with sp.evaluate(False):
         return func(*args)
 

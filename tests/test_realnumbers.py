@@ -197,3 +197,6 @@ def test_values_written_in_stand_as_written():
     assert written_with(sp.floor(a - b), {a: x, b: x}) != 0
     assert written_with(sp.Eq(a, b), {a: x, b: x}) is not sp.true
     assert x + x == 2 * x and sp.Eq(x, x) is sp.true
+    # a function whose constructor takes no evaluate option is built under SymPy's context
+    beta = written_with(sp.betainc_regularized(1, 1, 0, a), {a: sp.sqrt(2) / 4})
+    assert beta.args == (1, 1, 0, sp.sqrt(2) / 4) and isinstance(beta, sp.betainc_regularized)
