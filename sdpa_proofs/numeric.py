@@ -136,7 +136,7 @@ class _Evaluation:
             x = terms[0]
         monomial = _monomial(x, variables)
         if monomial:
-            f, powers = monomial
+            f, powers, shape = monomial
             degrees = {v: powers.get(v, 0) for v in variables}
         else:
             degrees = {v: _degree(x, v) for v in variables}
@@ -153,10 +153,29 @@ class _Evaluation:
         inside = 0 if monomial else _probed_size(x, variables, self._size_at)
         if not polynomial:
             value, magnitude = self._converged(f, x, variables, inside)
+        elif monomial:
+            value, magnitude = self._integrated_monomial(f, shape, variables, degrees)
         else:
             value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
         self.scale = max(self.scale, magnitude, inside)
         return value
+
+    def _integrated_monomial(self, f, shape: tuple, variables: list, degrees: dict) -> tuple:
+        """``model.integrate`` of a monomial, remembered where the model promises the same
+        numbers step for step (``integration_key``): E[q_2^2 k_2^2] under i.i.d. coordinates
+        is E[q_1^2 k_1^2] computed again, and written-out sums ask for it at every index."""
+        layout = self.model.integration_key(variables, degrees)
+        if layout is None:
+            return self.model.integrate(f, variables, degrees, self.point, self.dps)
+        key = (id(self.model), frozenset(self.point.items()), self.dps, mpmath.mp.prec, layout,
+               shape)
+        if key not in _MONOMIALS:
+            if len(_MONOMIALS) >= _VALUES_KEPT:
+                _MONOMIALS.clear()
+            # the entry holds the model, so that no other model can be given its id meanwhile
+            _MONOMIALS[key] = self.model, self.model.integrate(f, variables, degrees,
+                                                               self.point, self.dps)
+        return _MONOMIALS[key][1]
 
     def _scaled_monomial(self, coefficient: Expr, monomial, variables: list,
                          degrees: dict) -> mpmath.mpf:
@@ -313,10 +332,15 @@ PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9
 MAGNITUDE_SETTLED = mpmath.mpf(1) / 10
 
 
+_MONOMIALS: dict = {}  # (model, point, precision, layout, monomial) -> (model, E, E|.|)
+
+
 def _monomial(x: Expr, variables: list) -> tuple | None:
     """For x = c prod v^p with c rational (what most integrands are once split into terms):
     x as a function of ``variables`` for mpmath, evaluated directly (lambdify's code
-    generation costs milliseconds a call), and the powers p; None for anything else."""
+    generation costs milliseconds a call), the powers p, and what the function's arithmetic
+    is (c, and each power with its variable's position, in the order multiplied); None for
+    anything else."""
     constant, powers = sp.S.One, {}
     for factor in sp.Mul.make_args(x):
         base, exponent = factor.as_base_exp()
@@ -334,7 +358,7 @@ def _monomial(x: Expr, variables: list) -> tuple | None:
         for position, power in positions:
             result *= values[position] ** power
         return result
-    return monomial, powers
+    return monomial, powers, (constant, tuple(positions))
 
 
 def _moment_atoms(expr: Expr) -> list[Expr]:

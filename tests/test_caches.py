@@ -9,10 +9,11 @@ import pytest
 import sympy as sp
 from sympy import Float, Integer, Sum
 
-from sdpa_proofs import E, MaxOver, d, i, j, n, q, z
+from sdpa_proofs import E, MaxOver, d, i, j, k, n, q, z
 from sdpa_proofs.algebra import _canonical, algebraically_equal, canonical
 from sdpa_proofs.distributions import GAUSS_RULES, LAPLACE, NORMAL
 from sdpa_proofs.errors import UnsupportedExpression
+from sdpa_proofs.models import MODELS
 
 INNER_SHARED = Sum(E(q[i] ** 2 * Sum(E(q[i] * q[j]), (j, 1, d))), (i, 1, d))
 INNER_OWN = Sum(E(q[i] ** 2 * Sum(E(q[j] ** 2), (j, 1, d))), (i, 1, d))
@@ -143,3 +144,34 @@ def test_the_evaluator_finds_an_entry_by_its_base_and_indices():
     assert value_of(sp.Indexed(k, 1)) == 3 and value_of(q[1] * k[1] + q[1]) == 8
     with pytest.raises(UnsupportedExpression, match="not a real number"):  # q_2 has none
         value_of(q[2])
+
+
+INDEX_PATTERNS = [((1, 1), (2, 2), (5, 5)), ((1, 2), (2, 5), (3, 4)), ((2, 1), (5, 3))]
+
+
+@pytest.mark.parametrize("name", sorted(
+    name for name, model in MODELS.items() if model.integration_key([q[1]], {q[1]: 1})))
+def test_monomials_with_equal_integration_keys_integrate_to_the_same_numbers(name):
+    """A remembered E[q_i^2 k_j] serves every (i, j) whose key is equal: those must be the
+    same numbers bit for bit when integrated afresh; q_1 k_1 and q_1 k_2 (correlated at equal
+    indices only) never share a key."""
+    model = MODELS[name]
+    point = model.parameter_points[0] if model.parameter_points else {}
+    vectors = [v for v in (q, k) if v in model.loadings] or [next(iter(model.loadings))]
+    first, second = vectors[0], vectors[-1]
+    keys = set()
+    for pattern in INDEX_PATTERNS:
+        results = set()
+        for a, b in pattern:
+            variables = sorted({first[a], second[b]}, key=sp.default_sort_key)
+            degrees = {first[a]: 2}  # q_i^2 k_j, or z_i^2 z_j for a model of z alone
+            degrees[second[b]] = degrees.get(second[b], 0) + 1
+            key = model.integration_key(variables, degrees)
+
+            def f(*values, variables=variables, degrees=degrees):
+                return mpmath.fprod(x ** degrees[v] for x, v in zip(values, variables))
+            with mpmath.workdps(45):
+                results.add((key, model.integrate(f, variables, degrees, point, 45)))
+        assert len(results) == 1  # one key, one value, for the pattern's index pairs
+        keys.add(next(iter(results))[0])
+    assert len(keys) == len(INDEX_PATTERNS)
