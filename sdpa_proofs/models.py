@@ -110,11 +110,11 @@ class Model:
         exact when ``degrees`` (the degree of f in each variable) is given."""
         raise NotImplementedError
 
-    def integration_key(self, variables: list[Indexed], degrees: dict) -> tuple | None:
-        """What ``integrate``'s arithmetic takes from ``variables`` and ``degrees``: two calls
-        with the same f (as a function of the variables' positions) and equal keys compute
-        the same numbers step for step, so that one result serves both; None where no such
-        promise is made."""
+    def integration_key(self, variables: list[Indexed]) -> tuple | None:
+        """What the law of ``variables`` and ``integrate``'s arithmetic take from them: for the
+        same integrand as a function of the variables' positions, equal keys give the same
+        numbers step for step, so that one result serves both; None where no such promise is
+        made."""
         return None
 
     def sample(self, rng: np.random.Generator, n: int, dim: int, point: dict) -> dict:
@@ -376,12 +376,12 @@ class LatentLinearModel(Model):
         coordinates = self._coordinates(variables, axes, point)
         return tensor_sum(lambda *latent_values: f(*coordinates(latent_values)), rules)
 
-    def integration_key(self, variables, degrees):
-        """Each variable's vector, the rank of its index among the variables' indices and its
-        degree: the axes, rules and loadings ``integrate`` uses depend on nothing else (a
-        coordinate's loadings are the same at every index)."""
+    def integration_key(self, variables):
+        """Each variable's vector and the rank of its index among the variables' indices: the
+        axes, rules and loadings ``integrate`` uses depend on nothing else (a coordinate's
+        loadings are the same at every index)."""
         indices = sorted({v.indices[0] for v in variables}, key=sp.default_sort_key)
-        return tuple((v.base, indices.index(v.indices[0]), degrees[v]) for v in variables)
+        return tuple((v.base, indices.index(v.indices[0])) for v in variables)
 
     def tail_points(self, variables, point, dps):
         axes = self._axes(variables, dict.fromkeys(variables, 1))

@@ -119,6 +119,28 @@ class _Evaluation:
             # a constant term is a term involved, a nested moment in it with its own size
             self.scale = max(self.scale, abs(value), self._size_at(x, {}) if numbers else 0)
             return value
+        layout = None if numbers else self.model.integration_key(variables)
+        if layout is None:
+            return self._expectation_of(x, variables, numbers)
+        # written-out sums ask for E[q_1^2 k_1^2], E[q_2^2 k_2^2], ... at every index, point
+        # and precision: one integral serves every x with the same layout, which integrating
+        # again would reproduce step for step (integration_key)
+        key = (id(self.model), frozenset(self.point.items()), self.dps, mpmath.mp.prec, layout,
+               x.xreplace(dict(zip(variables, _positions(len(variables))))))
+        if key not in _EXPECTATIONS:
+            if len(_EXPECTATIONS) >= _VALUES_KEPT:
+                _EXPECTATIONS.clear()
+            outer, self.scale = self.scale, mpmath.mpf(0)
+            value = self._expectation_of(x, variables, numbers)
+            # the entry holds the model, so that no other model can be given its id meanwhile
+            _EXPECTATIONS[key] = self.model, value, self.scale
+            self.scale = max(outer, self.scale)
+        _, value, scale = _EXPECTATIONS[key]
+        self.scale = max(self.scale, scale)
+        return value
+
+    def _expectation_of(self, x: Expr, variables: list, numbers: dict) -> mpmath.mpf:
+        """E[x] for x in the coordinates ``variables`` and the unknowns ``numbers``."""
         if x.has(Derivative, sp.Subs):
             raise UnsupportedExpression(f"E[{x}]: a derivative inside an expectation is not "
                                         "integrated here")
@@ -136,7 +158,7 @@ class _Evaluation:
             x = terms[0]
         monomial = _monomial(x, variables)
         if monomial:
-            f, powers, shape = monomial
+            f, powers = monomial
             degrees = {v: powers.get(v, 0) for v in variables}
         else:
             degrees = {v: _degree(x, v) for v in variables}
@@ -153,29 +175,10 @@ class _Evaluation:
         inside = 0 if monomial else _probed_size(x, variables, self._size_at)
         if not polynomial:
             value, magnitude = self._converged(f, x, variables, inside)
-        elif monomial:
-            value, magnitude = self._integrated_monomial(f, shape, variables, degrees)
         else:
             value, magnitude = self.model.integrate(f, variables, degrees, self.point, self.dps)
         self.scale = max(self.scale, magnitude, inside)
         return value
-
-    def _integrated_monomial(self, f, shape: tuple, variables: list, degrees: dict) -> tuple:
-        """``model.integrate`` of a monomial, remembered where the model promises the same
-        numbers step for step (``integration_key``): E[q_2^2 k_2^2] under i.i.d. coordinates
-        is E[q_1^2 k_1^2] computed again, and written-out sums ask for it at every index."""
-        layout = self.model.integration_key(variables, degrees)
-        if layout is None:
-            return self.model.integrate(f, variables, degrees, self.point, self.dps)
-        key = (id(self.model), frozenset(self.point.items()), self.dps, mpmath.mp.prec, layout,
-               shape)
-        if key not in _MONOMIALS:
-            if len(_MONOMIALS) >= _VALUES_KEPT:
-                _MONOMIALS.clear()
-            # the entry holds the model, so that no other model can be given its id meanwhile
-            _MONOMIALS[key] = self.model, self.model.integrate(f, variables, degrees,
-                                                               self.point, self.dps)
-        return _MONOMIALS[key][1]
 
     def _scaled_monomial(self, coefficient: Expr, monomial, variables: list,
                          degrees: dict) -> mpmath.mpf:
@@ -332,15 +335,20 @@ PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9
 MAGNITUDE_SETTLED = mpmath.mpf(1) / 10
 
 
-_MONOMIALS: dict = {}  # (model, point, precision, layout, monomial) -> (model, E, E|.|)
+_EXPECTATIONS: dict = {}  # (model, point, precision, layout, x) -> (model, E[x], its scale)
+_POSITIONS: list = []  # stand-ins for the variables of an integrand, by position
+
+
+def _positions(count: int) -> list:
+    while len(_POSITIONS) < count:
+        _POSITIONS.append(sp.Dummy(f"x{len(_POSITIONS)}"))
+    return _POSITIONS[:count]
 
 
 def _monomial(x: Expr, variables: list) -> tuple | None:
     """For x = c prod v^p with c rational (what most integrands are once split into terms):
     x as a function of ``variables`` for mpmath, evaluated directly (lambdify's code
-    generation costs milliseconds a call), the powers p, and what the function's arithmetic
-    is (c, and each power with its variable's position, in the order multiplied); None for
-    anything else."""
+    generation costs milliseconds a call), and the powers p; None for anything else."""
     constant, powers = sp.S.One, {}
     for factor in sp.Mul.make_args(x):
         base, exponent = factor.as_base_exp()
@@ -358,7 +366,7 @@ def _monomial(x: Expr, variables: list) -> tuple | None:
         for position, power in positions:
             result *= values[position] ** power
         return result
-    return monomial, powers, (constant, tuple(positions))
+    return monomial, powers
 
 
 def _moment_atoms(expr: Expr) -> list[Expr]:

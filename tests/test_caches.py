@@ -150,11 +150,12 @@ INDEX_PATTERNS = [((1, 1), (2, 2), (5, 5)), ((1, 2), (2, 5), (3, 4)), ((2, 1), (
 
 
 @pytest.mark.parametrize("name", sorted(
-    name for name, model in MODELS.items() if model.integration_key([q[1]], {q[1]: 1})))
+    name for name, model in MODELS.items() if model.integration_key([q[1]])))
 def test_monomials_with_equal_integration_keys_integrate_to_the_same_numbers(name):
-    """A remembered E[q_i^2 k_j] serves every (i, j) whose key is equal: those must be the
-    same numbers bit for bit when integrated afresh; q_1 k_1 and q_1 k_2 (correlated at equal
-    indices only) never share a key."""
+    """A remembered E[q_i^2 k_j] serves every (i, j) whose key is equal (with the integrand
+    written in the variables' positions): those must be the same numbers bit for bit when
+    integrated afresh; q_1 k_1 and q_1 k_2 (correlated at equal indices only) never share a
+    key."""
     model = MODELS[name]
     point = model.parameter_points[0] if model.parameter_points else {}
     vectors = [v for v in (q, k) if v in model.loadings] or [next(iter(model.loadings))]
@@ -166,7 +167,8 @@ def test_monomials_with_equal_integration_keys_integrate_to_the_same_numbers(nam
             variables = sorted({first[a], second[b]}, key=sp.default_sort_key)
             degrees = {first[a]: 2}  # q_i^2 k_j, or z_i^2 z_j for a model of z alone
             degrees[second[b]] = degrees.get(second[b], 0) + 1
-            key = model.integration_key(variables, degrees)
+            # the key and the integrand as a function of the variables' positions
+            key = model.integration_key(variables), tuple(degrees[v] for v in variables)
 
             def f(*values, variables=variables, degrees=degrees):
                 return mpmath.fprod(x ** degrees[v] for x, v in zip(values, variables))
@@ -175,3 +177,18 @@ def test_monomials_with_equal_integration_keys_integrate_to_the_same_numbers(nam
         assert len(results) == 1  # one key, one value, for the pattern's index pairs
         keys.add(next(iter(results))[0])
     assert len(keys) == len(INDEX_PATTERNS)
+
+
+def test_a_remembered_expectation_serves_only_its_own_index_pattern():
+    """E[q_1 k_1] = rho sigma_q sigma_k under correlated coordinates, remembered for
+    E[q_2 k_2]; E[q_1 k_2] is 0 and must not be served the remembered value."""
+    from sdpa_proofs import rho, sigma_k, sigma_q
+    from sdpa_proofs.models import get_model
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    model, settings = get_model("correlated-normal"), NumericSettings()
+    covariance = rho * sigma_q * sigma_k
+    assert numeric_check(E(q[1] * k[1]), covariance, model, settings).status == "pass"
+    assert numeric_check(E(q[2] * k[2]), covariance, model, settings).status == "pass"
+    wrong = numeric_check(E(q[1] * k[2]) + E(q[2] * k[2]), 2 * covariance, model, settings)
+    assert wrong.status == "fail" and "sides differ" in wrong.reason
