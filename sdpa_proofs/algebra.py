@@ -298,7 +298,7 @@ def term_size_at(expr: Expr, point: dict) -> mpmath.mpf | None:
 
 
 def term_size(expr: Expr, value_of, special=None, apply=None,
-              exact_rationals: bool = True) -> mpmath.mpf:
+              exact_rationals: bool = True, memo: dict | None = None) -> mpmath.mpf:
     """What evaluating ``expr`` at the working precision p can be off by, in units of 10^-p
     (forward error analysis): |a| + |b| for a + b, the sizes' product for a b, for a function
     f(u, ...) |f| plus, for each argument not an exact rational or an index, how far f moves
@@ -311,17 +311,27 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
     like any other number (sin(7 10^12 + 1/7) is off by 10^-33 at 45 digits).  Two values
     are compared
     relative to it where they nearly cancel, never to a fixed 1: 10^-40 z^2 and 2 10^-40 z^2
-    differ in every digit."""
+    differ in every digit.  ``memo`` holds the sizes found so far in this call: a subtree
+    that recurs (a softmax's denominator in every p_i) is sized once."""
+    memo = {} if memo is None else memo
+    if expr not in memo:
+        memo[expr] = _term_size(expr, value_of, special, apply, exact_rationals, memo)
+    return memo[expr]
+
+
+def _term_size(expr: Expr, value_of, special, apply, exact_rationals: bool,
+               memo: dict) -> mpmath.mpf:
     known = special(expr) if special else None
     if known is not None:
         return known
     if isinstance(expr, (Add, Mul)):
-        sizes = [term_size(a, value_of, special, apply, exact_rationals) for a in expr.args]
+        sizes = [term_size(a, value_of, special, apply, exact_rationals, memo)
+                 for a in expr.args]
         return mpmath.fsum(sizes) if isinstance(expr, Add) else mpmath.fprod(sizes)
     value = value_of(expr)
     size = abs(value)
     if isinstance(expr, (sp.Max, sp.Min)):  # off by at most the most any argument is off by
-        return max(size, *(term_size(a, value_of, special, apply, exact_rationals)
+        return max(size, *(term_size(a, value_of, special, apply, exact_rationals, memo)
                            for a in expr.args))
     if isinstance(expr, (sp.Pow, sp.Function)):
         unit = mpmath.mpf(10) ** -mpmath.mp.dps
@@ -329,7 +339,7 @@ def term_size(expr: Expr, value_of, special=None, apply=None,
         for n, argument in enumerate(expr.args):
             if _held_exactly(argument, exact_rationals):
                 continue
-            error = term_size(argument, value_of, special, apply, exact_rationals) * unit
+            error = term_size(argument, value_of, special, apply, exact_rationals, memo) * unit
             if not error:
                 continue
             # the larger of first order and how far f really moves: u^2 at a u that rounded

@@ -192,3 +192,26 @@ def test_a_remembered_expectation_serves_only_its_own_index_pattern():
     assert numeric_check(E(q[2] * k[2]), covariance, model, settings).status == "pass"
     wrong = numeric_check(E(q[1] * k[2]) + E(q[2] * k[2]), 2 * covariance, model, settings)
     assert wrong.status == "fail" and "sides differ" in wrong.reason
+
+
+def test_a_recurring_subtree_is_sized_once_and_counts_at_every_occurrence():
+    """The softmax's denominator recurs in every p_i: term_size sizes it once per call, and
+    each occurrence adds its size (|a| + |b| for a + b): sum_i e^(z_i) / S is sized as n
+    terms of size e^(z_i) / S, S's size counted in each."""
+    from sdpa_proofs.algebra import term_size
+    from sdpa_proofs.numeric import evaluator
+
+    values = {z[1]: mpmath.mpf(1) / 3, z[2]: mpmath.mpf(-2), z[3]: mpmath.mpf(5) / 2}
+    denominator = sp.exp(z[1]) + sp.exp(z[2]) + sp.exp(z[3])
+    probabilities = sp.Add(*(sp.exp(z[m]) / denominator for m in (1, 2, 3)), evaluate=False)
+    asked: list = []
+
+    def special(node):
+        asked.append(node)
+
+    with mpmath.workdps(30):
+        size = term_size(probabilities, evaluator(values), special)
+        alone = mpmath.fsum(term_size(sp.exp(z[m]) / denominator, evaluator(values))
+                            for m in (1, 2, 3))
+    assert asked.count(denominator) == 1
+    assert size == alone and size > 1  # what the terms add to, though the p_i add to 1
