@@ -10,7 +10,10 @@ import sympy as sp
 from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 from sympy.printing.precedence import PRECEDENCE
 
-from . import sympyfixes  # noqa: F401 - SymPy's false assumptions corrected before any use
+from . import (
+    sympyfixes,  # noqa: F401 - SymPy's false assumptions corrected before any use
+    sympywork,  # noqa: F401 - deductions SymPy repeats, done once
+)
 from .errors import BadInput
 from .realnumbers import built_as_written, proven_sign, put_in
 
