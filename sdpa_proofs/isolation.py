@@ -30,6 +30,15 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import wait
 from pathlib import Path
 
+# Modules the checks import at their first use (NumPy's random generator and polynomials,
+# SymPy's units, which simplify imports, lambdify's code generation, delta sums): imported
+# here, once, before the workers fork, instead of in every worker that needs them
+import numpy.polynomial  # noqa: F401
+import numpy.random  # noqa: F401
+import sympy.codegen.ast  # noqa: F401
+import sympy.concrete.delta  # noqa: F401
+import sympy.physics.units  # noqa: F401
+
 from .allocator import keep_freed_memory
 from .budget import time_budget
 from .distributions import GAUSS_RULES
