@@ -131,10 +131,12 @@ class _Evaluation:
             if len(_EXPECTATIONS) >= _VALUES_KEPT:
                 _EXPECTATIONS.clear()
             outer, self.scale = self.scale, mpmath.mpf(0)
-            value = self._expectation_of(x, variables, numbers)
-            # the entry holds the model, so that no other model can be given its id meanwhile
-            _EXPECTATIONS[key] = self.model, value, self.scale
-            self.scale = max(outer, self.scale)
+            try:  # the scale its terms reach, kept with it
+                value = self._expectation_of(x, variables, numbers)
+                # the entry holds the model, so that no other model can be given its id
+                _EXPECTATIONS[key] = self.model, value, self.scale
+            finally:
+                self.scale = max(outer, self.scale)
         _, value, scale = _EXPECTATIONS[key]
         self.scale = max(self.scale, scale)
         return value
