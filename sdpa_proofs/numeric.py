@@ -318,8 +318,10 @@ def _probed_size(x: Expr, variables: list, size_at) -> mpmath.mpf:
     """The size of the terms x is made of (``size_at(x, coordinates)``), the largest at points
     near 0 and out in the tails, where the nodes of large rules lie: what rounding inside x at
     the nodes scales with.  The points are seeded by x itself, so that x cannot be written to
-    vanish at them."""
-    rng = random.Random(zlib.crc32(sp.srepr(x).encode()))
+    vanish at them; by x in its variables' positions, so that the integrands that share one
+    integral (``integration_key``: cos(k_2) k_2 and cos(k_3) k_3) are probed alike."""
+    positional = x.xreplace({v: sp.Symbol(f"_x{n}") for n, v in enumerate(variables)})
+    rng = random.Random(zlib.crc32(sp.srepr(positional).encode()))
     return max(size_at(x, {v: mpmath.mpf(reach * rng.uniform(-1.5, 1.5)) for v in variables})
                for reach in PROBE_REACHES)
 

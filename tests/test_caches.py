@@ -215,3 +215,22 @@ def test_a_recurring_subtree_is_sized_once_and_counts_at_every_occurrence():
                             for m in (1, 2, 3))
     assert asked.count(denominator) == 1
     assert size == alone and size > 1  # what the terms add to, though the p_i add to 1
+
+
+def test_integrands_that_share_an_integral_are_probed_alike():
+    """The remembered E[cos(k_2) k_2] serves E[cos(k_3) k_3] with the size its terms reached
+    at the probes: each, integrated afresh, must reach the same size (review round 57: probes
+    seeded by the indices gave 12.3 and 81.9)."""
+    from sdpa_proofs.models import get_model
+    from sdpa_proofs.numeric import _EXPECTATIONS, _Evaluation
+
+    model = get_model("correlated-normal-means")
+    point = model.concrete(model.parameter_points[0], 3)
+    found = []
+    with mpmath.workdps(45):
+        for index in (2, 3):
+            _EXPECTATIONS.clear()
+            evaluation = _Evaluation(model, point, 45)
+            found.append((evaluation.expectation(sp.cos(k[index]) * k[index]),
+                          evaluation.scale))
+    assert found[0] == found[1] and found[0][1] > abs(found[0][0])
