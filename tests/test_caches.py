@@ -135,7 +135,6 @@ def test_a_remembered_derivative_template_gives_each_expression_its_own_slope(ex
 def test_the_evaluator_finds_an_entry_by_its_base_and_indices():
     """Writing sums out makes a new q_1 in every term: each copy has q_1's value, and k_1, of
     another base, its own."""
-    from sdpa_proofs import k
     from sdpa_proofs.numeric import evaluator
 
     value_of = evaluator({q[1]: mpmath.mpf(2), k[1]: mpmath.mpf(3)})
