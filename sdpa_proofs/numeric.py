@@ -477,7 +477,7 @@ def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct:
                        for x in (before, after)]
             for point in model.parameter_points:
                 substitution = model.concrete(point, dim)
-                concrete = [put_in(x, substitution) for x in written]
+                concrete = [_at_point(x, substitution) for x in written]
                 for draw in range(ARBITRARY_DRAWS):
                     arbitrary = arbitrary_values(concrete, draw)
                     if draw and not arbitrary:
@@ -489,6 +489,21 @@ def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct:
                     # a sum may run up to a symbol that only now has its value
                     yield ([expand_sums(put_in(side, arbitrary)) if arbitrary else side
                             for side in concrete], where, substitution, point, dim)
+
+
+_AT_POINT: dict = {}  # (written side, substitution) -> the side with the values put in
+
+
+def _at_point(written: Expr, substitution: dict) -> Expr:
+    """``put_in(written, substitution)``, remembered: a chain's right side is the next step's
+    left side, put at the same points (what put_in refuses is not remembered: asked again, it
+    is tried again)."""
+    key = (written, frozenset(substitution.items()))
+    if key not in _AT_POINT:
+        if len(_AT_POINT) >= _VALUES_KEPT:
+            _AT_POINT.clear()
+        _AT_POINT[key] = put_in(written, substitution)
+    return _AT_POINT[key]
 
 
 MAX_EXTRA_DIGITS = 600  # the most the precision is raised to see through cancelling terms

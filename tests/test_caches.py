@@ -233,3 +233,22 @@ def test_integrands_that_share_an_integral_are_probed_alike():
             found.append((evaluation.expectation(sp.cos(k[index]) * k[index]),
                           evaluation.scale))
     assert found[0] == found[1] and found[0][1] > abs(found[0][0])
+
+
+def test_a_side_put_at_a_point_is_remembered_as_put_in_makes_it_and_refusals_are_not():
+    """A chain's right side is the next step's left side, put at the same points: remembered,
+    it is what put_in makes of it; a number put_in refuses is refused again when asked again."""
+    from sdpa_proofs import sigma_q
+    from sdpa_proofs.numeric import _at_point
+    from sdpa_proofs.realnumbers import MisjudgedNumber, put_in
+
+    side = sp.sqrt(d) * sigma_q ** 2 + sp.floor(sp.exp(d / 7)) + sp.log(1 + sigma_q / d)
+    point = {d: Integer(3), sigma_q: sp.Rational(3, 7)}
+    assert _at_point(side, point) == put_in(side, point) == _at_point(side, point)
+    tiny = sp.floor(-sp.sin(sp.log(1 + d * Integer(10) ** -60)))  # -1 at every d; SymPy: 0
+    for _ in range(2):
+        try:
+            made = _at_point(tiny, {d: Integer(1)})
+        except MisjudgedNumber:
+            continue
+        assert made == -1
