@@ -127,17 +127,15 @@ class _Evaluation:
         # again would reproduce step for step (integration_key)
         key = (id(self.model), frozenset(self.point.items()), self.dps, mpmath.mp.prec, layout,
                x.xreplace(dict(zip(variables, _positions(len(variables))))))
-        if key not in _EXPECTATIONS:
-            if len(_EXPECTATIONS) >= _VALUES_KEPT:
-                _EXPECTATIONS.clear()
+
+        def integrated() -> tuple:
             outer, self.scale = self.scale, mpmath.mpf(0)
-            try:  # the scale its terms reach, kept with it
-                value = self._expectation_of(x, variables, numbers)
-                # the entry holds the model, so that no other model can be given its id
-                _EXPECTATIONS[key] = self.model, value, self.scale
+            try:  # the scale its terms reach, kept with it; the entry holds the model, so
+                # that no other model can be given its id meanwhile
+                return self.model, self._expectation_of(x, variables, numbers), self.scale
             finally:
                 self.scale = max(outer, self.scale)
-        _, value, scale = _EXPECTATIONS[key]
+        _, value, scale = _remembered(_EXPECTATIONS, key, integrated)
         self.scale = max(self.scale, scale)
         return value
 
@@ -498,12 +496,8 @@ def _at_point(written: Expr, substitution: dict) -> Expr:
     """``put_in(written, substitution)``, remembered: a chain's right side is the next step's
     left side, put at the same points (what put_in refuses is not remembered: asked again, it
     is tried again)."""
-    key = (written, frozenset(substitution.items()))
-    if key not in _AT_POINT:
-        if len(_AT_POINT) >= _VALUES_KEPT:
-            _AT_POINT.clear()
-        _AT_POINT[key] = put_in(written, substitution)
-    return _AT_POINT[key]
+    return _remembered(_AT_POINT, (written, frozenset(substitution.items())),
+                       lambda: put_in(written, substitution))
 
 
 MAX_EXTRA_DIGITS = 600  # the most the precision is raised to see through cancelling terms
@@ -602,20 +596,26 @@ def _integrated_pair(sides, model, substitution, point, dim, only=None):
 
 
 _VALUES: dict = {}  # (model, parameter values, precision, expression) -> (model, value, size)
-_VALUES_KEPT = 4096
+_VALUES_KEPT = 4096  # entries a store of remembered values holds before it is emptied
+
+
+def _remembered(store: dict, key, make):
+    """store[key], made by ``make()`` the first time it is asked for (what raises is not
+    remembered); a store that has reached _VALUES_KEPT entries is emptied first."""
+    if key not in store:
+        if len(store) >= _VALUES_KEPT:
+            store.clear()
+        store[key] = make()
+    return store[key]
 
 
 def _integrated(side: Expr, model: Model, substitution: dict) -> tuple:
     """The value of one side and the size of its terms.  A chain's right side is the next
     step's left side: each is integrated once per model, point, dimension and precision."""
     key = (id(model), tuple(sorted(substitution.items(), key=str)), mpmath.mp.dps, side)
-    if key not in _VALUES:
-        if len(_VALUES) >= _VALUES_KEPT:
-            _VALUES.clear()
-        value, size = _Evaluation(model, substitution, mpmath.mp.dps).value_and_size(side)
-        # the entry holds the model, so that no other model can be given its id meanwhile
-        _VALUES[key] = model, value, size
-    return _VALUES[key][1:]
+    # the entry holds the model, so that no other model can be given its id meanwhile
+    return _remembered(_VALUES, key, lambda: (model, *_Evaluation(
+        model, substitution, mpmath.mp.dps).value_and_size(side)))[1:]
 
 
 POINTWISE_DRAWS = 3
@@ -660,13 +660,11 @@ def _pointwise_side(side: Expr, values: dict, value_of) -> tuple:
     same points: each is evaluated once per point and precision."""
     key = (side, frozenset((c, values[c]) for c in random_coordinates(side)),
            mpmath.mp.prec, mpmath.mp.dps)
-    if key not in _POINTWISE:
-        if len(_POINTWISE) >= _VALUES_KEPT:
-            _POINTWISE.clear()
+
+    def evaluated() -> tuple:
         value = value_of(side)
-        _POINTWISE[key] = value, max(abs(value), pointwise_size(side, values,
-                                                                value_of=value_of))
-    return _POINTWISE[key]
+        return value, max(abs(value), pointwise_size(side, values, value_of=value_of))
+    return _remembered(_POINTWISE, key, evaluated)
 
 
 def _drawn_point(model: Model, source, coordinates: list, dim: int, point: dict) -> dict:
