@@ -31,6 +31,7 @@ from .batches import (
 )
 from .calculus import calculus_normal_form
 from .concrete import arbitrary_values
+from .distributions import random_stream
 from .expressions import (
     SD,
     Var,
@@ -69,7 +70,7 @@ def draw_samples(model: Model, dim: int, point: dict, n: int, seed: int) -> dict
 
 @lru_cache(maxsize=len(DIMENSIONS))  # one model's samples at a time
 def _draw(model: Model, dim: int, point_key: tuple, n: int, seed: int) -> dict:
-    rng = np.random.default_rng([seed, dim])
+    rng = random_stream(seed, dim)
     return model.sample(rng, n, dim, dict(point_key))
 
 
@@ -170,26 +171,27 @@ class _Draws(Draws):
             wanted = (family.name, slot)
             if wanted not in self.shared:
                 seed, _, chunk = self.key
-                rng = np.random.default_rng([seed, chunk, slot, zlib.crc32(family.name.encode()),
-                                             PER_COORDINATE])
+                rng = random_stream(seed, chunk, slot, zlib.crc32(family.name.encode()),
+                                    PER_COORDINATE)
                 draws = family.sample(rng, (CHUNK_COORDINATES,), 1.0)
                 draws.flags.writeable = False  # read by every model and d of the chunk
                 self.shared[wanted] = draws
             return self.shared[wanted][:size].reshape(shape)
         wanted = (family.name, slot, shape)
         if wanted not in self.kept:
-            rng = np.random.default_rng([*self.key, slot, zlib.crc32(family.name.encode()),
-                                         *shape[1:]])
+            rng = random_stream(*self.key, slot, zlib.crc32(family.name.encode()), *shape[1:])
             self.kept[wanted] = family.sample(rng, shape, 1.0)
         return self.kept[wanted]
 
     def generator(self, name: str) -> np.random.Generator:
-        return np.random.default_rng([*self.key, OWN_STREAM, zlib.crc32(name.encode())])
+        return random_stream(*self.key, OWN_STREAM, zlib.crc32(name.encode()))
 
 
 OWN_STREAM = 2**31  # no slot of a shared draw is this large
 PER_COORDINATE = 2**31 + 1  # the stream of a chunk's per-coordinate draws
-CHUNK_COORDINATES = 2**17  # per vector and chunk: 1 MiB of doubles
+# per vector and chunk: 2 MiB of doubles.  Each chunk costs every claim a pass of Python over
+# its expression; 2**17 and 2**19 were slower, the second from the cache's size.
+CHUNK_COORDINATES = 2**18
 
 
 def _plan(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarloResult]:
@@ -482,7 +484,7 @@ def _corners(model: Model, dim: int, point: dict, seed: int) -> dict | None:
     count of coordinates at the top, then as many corners with random signs."""
     if not bounded_latents(model, point):
         return None
-    corners = Corners(np.random.default_rng([seed, dim]), corner_counts(dim))
+    corners = Corners(random_stream(seed, dim), corner_counts(dim))
     return model.sample_from(corners, 2 * len(corners.counts), dim, point)
 
 

@@ -9,7 +9,7 @@ from sympy import exp as sp_exp
 from sympy import log as sp_log
 
 from sdpa_proofs import E, Var, d, get_model, i, k, q, rho, sigma_k, sigma_q
-from sdpa_proofs.distributions import FAMILIES
+from sdpa_proofs.distributions import FAMILIES, NORMAL, random_stream
 from sdpa_proofs.isolation import verify_paths
 from sdpa_proofs.montecarlo import check_claim, check_claims
 from sdpa_proofs.runner import VerifySettings
@@ -144,17 +144,26 @@ def test_a_sampler_that_dies_leaves_the_claims_undecided(tmp_path, monkeypatch):
     assert report.status == "undecided"
 
 
+@pytest.mark.parametrize("stream", [random_stream, np.random.default_rng],
+                         ids=["sampler's stream", "NumPy's default"])
 @pytest.mark.parametrize("family", FAMILIES, ids=lambda f: f.name)
-def test_each_family_samples_its_own_law(family):
+def test_each_family_samples_its_own_law(family, stream):
     """The sample mean of X^2 and X^4 against the exact moments (tested against quadrature of
     the density in test_engines), within 5 standard errors, which E[X^8] gives."""
     sigma = 1.3
-    draws = family.sample(np.random.default_rng(11), (400_000,), sigma)
+    draws = family.sample(stream(11), (400_000,), sigma)
     for power in (2, 4):
         exact = float(family.moment(power, sigma))
         spread = np.sqrt((float(family.moment(2 * power, sigma)) - exact**2) / draws.size)
         assert abs(np.mean(draws**power) - exact) <= 5 * spread + 1e-12
     assert abs(draws.mean()) <= 5 * sigma / np.sqrt(draws.size)
+
+
+@pytest.mark.parametrize("sigma", [1.0, 0.37])
+def test_normal_draws_are_numpys_normal_draws(sigma):
+    """Normal.sample scales standard normals itself: the same numbers as NumPy's normal."""
+    ours = NORMAL.sample(random_stream(5), (1000,), sigma)
+    assert np.array_equal(ours, random_stream(5).normal(0.0, sigma, (1000,)))
 
 
 def test_results_name_the_size_that_was_sampled():
