@@ -225,7 +225,8 @@ def _planned(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarl
     if poles:  # batch means of 1/q spread like Cauchy variables, around no mean at all
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                  f"not sampled: {poles[0]}: the moment may not exist")]
-    entries = [x for x in claim.atoms(sp.Indexed) if not is_random_coordinate(x)]
+    entries = sorted((x for x in claim.atoms(sp.Indexed) if not is_random_coordinate(x)),
+                     key=sp.default_sort_key)  # the same one named in every run
     if entries:  # e.g. tr Sigma_qk: a sum of matrix entries, not a closed form in d
         return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
                                  f"not sampled: the claim involves matrix entries such as "

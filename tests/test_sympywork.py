@@ -30,3 +30,80 @@ def test_each_entry_keeps_the_facts_it_is_asked_about_to_itself():
     first._assumptions["zero"] = False  # what asking is_zero of first might store
     assert "zero" not in second._assumptions and "zero" not in base[3]._assumptions
     assert sympywork._DEDUCED  # the deduction was remembered, not redone
+
+
+def sympys_content(x) -> tuple:
+    """SymPy's definition for an entry or a base: its arguments, then its facts sorted."""
+    return x._args + tuple(sorted((k, v) for k, v in x._assumptions.items() if v is not None))
+
+
+def sympys_entry(base, *indices):
+    return sympywork._SYMPY_ENTRY(sp.Indexed, base, *indices)
+
+
+INDICES = [1, sp.Integer(2), 2.5, sp.Symbol("i", integer=True), sp.Symbol("i", integer=True) + 1,
+           sp.Dummy("j")]
+
+
+@pytest.mark.parametrize("base", BASES, ids=str)
+def test_an_entry_built_again_is_the_entry_sympy_builds(base):
+    for index in INDICES:
+        entry, fresh = base[index], sympys_entry(base, index)
+        assert base[index] is entry and sp.Indexed(base, index) is entry
+        assert entry == fresh and sp.srepr(entry) == sp.srepr(fresh)
+        assert entry.assumptions0 == fresh.assumptions0 and type(entry) is type(fresh)
+
+
+def test_entries_sympy_tells_apart_stay_apart():
+    q = sp.IndexedBase("q", real=True)
+    assert q[1] != q[1.0] and q[1] is not q[1.0]  # SymPy's cache keeps them apart too
+    assert q[sp.Dummy("j")] != q[sp.Dummy("j")]
+    assert sp.IndexedBase("q")[1] != q[1] and not sp.IndexedBase("q")[1].is_real
+    for placed in (sp.IndexedBase("q", real=True, offset=1), sp.IndexedBase("q", real=True,
+                                                                          strides=(2,))):
+        assert placed == q  # to SymPy; but its entries keep their own base
+        assert placed[1] is not q[1]
+        assert (placed[1].base.offset, placed[1].base.strides) == (placed.offset,
+                                                                    placed.strides)
+
+
+def test_a_subclass_or_options_are_built_by_sympy_alone():
+    class Entry(sp.Indexed):
+        pass
+
+    q = sp.IndexedBase("q", real=True)
+    assert Entry(q, 1) is not Entry(q, 1) and type(Entry(q, 1)) is Entry
+    assert sp.Indexed("r", 1) is not sp.Indexed("r", 1)  # a name, not a base
+
+
+def test_copies_and_pickles_leave_the_entry_as_it_was():
+    import copy
+    import pickle
+
+    q = sp.IndexedBase("q", real=True)
+    entry = q[7]
+    facts = dict(entry._assumptions)
+    for other in (copy.copy(entry), copy.deepcopy(entry), pickle.loads(pickle.dumps(entry))):
+        assert other == entry and dict(entry._assumptions) == facts
+    assert q[7] is entry
+
+
+def test_sympy_forgets_entries_beyond_the_most_it_keeps(monkeypatch):
+    monkeypatch.setattr(sympywork, "MOST_ENTRIES", 3)
+    monkeypatch.setattr(sympywork, "_ENTRIES", {})
+    q = sp.IndexedBase("q", real=True)
+    entries = [q[n] for n in range(10)]
+    assert len(sympywork._ENTRIES) <= 3
+    assert [q[n] for n in range(10)] == entries == [sympys_entry(q, n) for n in range(10)]
+
+
+@pytest.mark.parametrize("x", [BASES[1], BASES[1][3], BASES[2][sp.Symbol("i")]], ids=str)
+def test_kept_content_follows_the_facts_sympy_adds(x):
+    assert x._hashable_content() == sympys_content(x)
+    x._hashable_content()  # now kept
+    x._assumptions._tell("zero", False)  # a new fact: one more of them
+    assert x._hashable_content() == sympys_content(x) and ("zero", False) in sympys_content(x)
+    x._assumptions._tell("prime", None)  # asked, not known: not kept while unsettled
+    assert x._hashable_content() == sympys_content(x)
+    x._assumptions["prime"] = False  # settled, with as many facts as before
+    assert x._hashable_content() == sympys_content(x) and ("prime", False) in sympys_content(x)
