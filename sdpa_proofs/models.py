@@ -352,11 +352,10 @@ class LatentLinearModel(Model):
     def _moment_of(self, product_: Expr, families: dict) -> Expr:
         """E[polynomial in the latents], from the families' moments."""
         symbols = list(families)
-        polynomial = sp.Poly(sp.expand(product_), *symbols) if symbols else None
-        if polynomial is None:
+        if not symbols:
             return sp.expand(product_)
-        total = sp.S.Zero
-        for exponents, coefficient in polynomial.terms():
+        total = sp.S.Zero  # Poly multiplies the product out itself, a third of expand's time
+        for exponents, coefficient in sp.Poly(product_, *symbols).terms():
             term = coefficient
             for sym, power in zip(symbols, exponents):
                 term *= families[sym].moment(power, sp.S.One)
