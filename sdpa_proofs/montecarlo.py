@@ -92,7 +92,7 @@ def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 20
     share random numbers, each from samples independent among themselves, as one d's check
     needs.  A model whose sampler fails fails its own claims only."""
     plans = _in_order(claims, lambda pair: _plan(*pair, seed, dims),
-                      key=lambda pair: (id(pair[1]), pair[0].has(Lim)))
+                      key=lambda pair: id(pair[1]))
     models = list({id(model): model for _, model in claims}.values())
     sizes = {dim: samples_for(dim, budget) for dim in dims}
     rows = {dim: max(1, CHUNK_COORDINATES // dim) for dim in dims}
@@ -118,9 +118,9 @@ def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 20
 
 
 def _in_order(items: list, work, key) -> list:
-    """``[work(item) for item in items]``, worked in the order of ``key``: the limit and
-    pointwise checks of one model one after another, so that its samples, drawn whole, are
-    drawn once for all of them (draw_samples keeps one model's)."""
+    """``[work(item) for item in items]``, worked in the order of ``key``: the pointwise
+    checks of one model one after another, so that its samples, drawn whole, are drawn once
+    for all of them (draw_samples keeps one model's)."""
     done = {}
     for n in sorted(range(len(items)), key=lambda n: key(items[n])):
         done[n] = work(items[n])
@@ -215,7 +215,7 @@ def _put_in(expr: Expr, values: dict) -> Expr:
 def _planned(claim: Eq, model: Model, seed: int, dims) -> _Plan | list[MonteCarloResult]:
     claim = _with_arbitrary_values(claim, model)
     if claim.lhs.has(Lim) or claim.rhs.has(Lim):
-        return check_limit(claim, model, dims, seed)
+        return limit_plan(claim, model, dims)
     atoms = sorted(moment_atoms(claim.lhs) | moment_atoms(claim.rhs), key=sp.default_sort_key)
     if random_coordinates(claim.lhs) | random_coordinates(claim.rhs):
         return check_pointwise(claim, model, dims, seed)
@@ -381,12 +381,9 @@ _HOLDS = {"==": lambda a, b, m: np.abs(a - b) <= 1e-9 * m,
           "<": lambda a, b, m: a < b - 1e-9 * m, ">": lambda a, b, m: a > b + 1e-9 * m}
 
 
-def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
-                budget: float = 1.6e7) -> list[MonteCarloResult]:
-    """A claim lim_n X_n = L (almost surely): X_n sampled at each size in ``dims``.  The mean
-    distance E|X_n - L| must shrink, at the largest size to at most half of what it is at the
-    smallest (a limit with fluctuations of order 1/sqrt(n) shrinks it by sqrt(64) over
-    64..4096), whereas a wrong L leaves it near |lim X_n - L|."""
+def limit_plan(claim: Eq, model: Model, dims=DIMENSIONS) -> _LimitPlan | list[MonteCarloResult]:
+    """A claim lim_n X_n = L (almost surely): X_n sampled at each size in ``dims``, chunk by
+    chunk beside the other claims.  Only lim X_n = (a closed form) is sampled."""
     limit, target = claim.lhs, claim.rhs
     if isinstance(target, Lim) and not isinstance(limit, Lim):  # L = lim X_n, read as written
         limit, target = target, limit
@@ -399,42 +396,88 @@ def check_limit(claim: Eq, model: Model, dims=DIMENSIONS, seed: int = 2026,
         goal = nearest_double(_put_in(target, point))  # proven: evalf may lose every digit
     except NoEnclosure as error:
         raise UnsupportedForSampling(str(error)) from error
-    results, distances = [], []
-    for dim in dims:
-        n = samples_for(dim, budget)
-        arrays = draw_samples(model, dim, point, n, seed)
-        body = _put_in(limit.body, {model.dimension: sp.Integer(dim), **point})
+    return _LimitPlan(limit.body, goal, model, dims)
+
+
+class _LimitPlan(_Plan):
+    """One limit claim's samples of X_n at each size, filled chunk by chunk; once the largest
+    size is in, the verdict.  The mean distance E|X_n - L| must shrink, at the largest size to
+    at most half of what it is at the smallest (a limit with fluctuations of order 1/sqrt(n)
+    shrinks it by sqrt(64) over 64..4096), whereas a wrong L leaves it near |lim X_n - L|."""
+
+    def __init__(self, body: Expr, goal: float, model: Model, dims):
+        self.body, self.goal, self.model, self.dims = body, goal, model, tuple(dims)
+        self.results: list[MonteCarloResult] = []
+        self.runs: dict = {}  # d -> (X_n at d, its samples)
+        self.distances: list[float] = []
+        self.done = False
+
+    def start(self, dim: int, n: int) -> bool:
+        if self.done:
+            return False
+        point = self.model.parameter_points[0]
         try:
-            values = np.concatenate([as_samples(vector_values(body, block, dim), rows)
-                                     for _, rows, block in _row_blocks(arrays, dim)])
-            # rounding, overflow and underflow weighed on the rows of one chunk, as a moment's
-            # arguments are (sizing all 16 million coordinates tripled the limits' time)
-            first = {v: a[:max(1, CHUNK_COORDINATES // dim)] for v, a in arrays.items()}
-            refuse_unresolved(*values_and_sizes(body, first, dim))
+            body = _put_in(self.body, {self.model.dimension: sp.Integer(dim), **point})
+        except UnsupportedForSampling as error:
+            self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
+            return False
+        self.runs[dim] = (body, np.empty(n))
+        return True
+
+    def add(self, dim: int, arrays: dict, rows: slice, computed: dict) -> None:
+        """X_n at one chunk's rows; rounding, overflow and underflow are weighed on the first
+        chunk's, as a moment's arguments are (sizing all 16 million coordinates tripled the
+        limits' time)."""
+        if self.done:
+            return
+        body, samples = self.runs[dim]
+        try:
+            if not rows.start:
+                refuse_unresolved(*values_and_sizes(body, arrays, dim))
+            if body not in computed:
+                computed[body] = vector_values(body, arrays, dim)
+            samples[rows] = computed[body]
+        except UnsupportedForSampling as error:
+            self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
+
+    def finish(self, dim: int) -> None:
+        if self.done:
+            return
+        _, values = self.runs.pop(dim)
+        try:
             refuse_unresolved(values, np.abs(values))
         except UnsupportedForSampling as error:
-            return [MonteCarloResult(dim, 0, *[float("nan")] * 4, NOT_APPLICABLE,
-                                     f"not sampled: {error}", str(model.dimension))]
-        distances.append(float(np.mean(np.abs(values - goal))))
+            self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
+            return
+        n = len(values)
+        self.distances.append(float(np.mean(np.abs(values - self.goal))))
         spread = float(values.std(ddof=1) / np.sqrt(n))
         mean = float(values.mean())
-        results.append(MonteCarloResult(dim, n, mean, mean - T_95 * spread, mean + T_95 * spread,
-                                        goal, "pass", "", str(model.dimension)))
-    shrinks = distances[-1] <= distances[0] / 2 or distances[-1] <= 1e-9 * (1 + abs(goal))
-    # at the largest size the estimate must reach the claim within its error, allowing for a
-    # bias no larger than how far the estimate moved over the last step (from the first size,
-    # 10^16 e^(-200 X) moving from 10^5 to 1.5 allowed any limit from 0 to 100)
-    before, last = results[max(0, len(results) - 2)], results[-1]
-    error = (last.ci_high - last.ci_low) / (2 * T_95)
-    reaches = abs(last.estimate - goal) <= TOLERANCE_SE * error + abs(last.estimate -
-                                                                     before.estimate)
-    verdict = (f"E|X_n - L| is {distances[0]:.3g} at {model.dimension} = {dims[0]} and "
-               f"{distances[-1]:.3g} at {model.dimension} = {dims[-1]}; the estimate at "
-               f"{dims[-1]} is {last.estimate:.6g} against the claimed {goal:.6g}")
-    ok = shrinks and reaches
-    return [replace(r, status="pass" if ok else "fail",
-                    reason="" if ok else verdict + ": it does not converge to the claimed "
-                    "limit") for r in results]
+        self.results.append(MonteCarloResult(dim, n, mean, mean - T_95 * spread,
+                                             mean + T_95 * spread, self.goal, "pass", "",
+                                             str(self.model.dimension)))
+        if dim == self.dims[-1]:
+            self._judge()
+
+    def _judge(self) -> None:
+        """At the largest size the estimate must reach the claim within its error, allowing
+        for a bias no larger than how far the estimate moved over the last step (from the
+        first size, 10^16 e^(-200 X) moving from 10^5 to 1.5 allowed any limit from 0 to
+        100)."""
+        distances, results, goal, dims = self.distances, self.results, self.goal, self.dims
+        shrinks = distances[-1] <= distances[0] / 2 or distances[-1] <= 1e-9 * (1 + abs(goal))
+        before, last = results[max(0, len(results) - 2)], results[-1]
+        error = (last.ci_high - last.ci_low) / (2 * T_95)
+        reaches = abs(last.estimate - goal) <= TOLERANCE_SE * error + abs(last.estimate -
+                                                                         before.estimate)
+        verdict = (f"E|X_n - L| is {distances[0]:.3g} at {self.model.dimension} = {dims[0]} "
+                   f"and {distances[-1]:.3g} at {self.model.dimension} = {dims[-1]}; the "
+                   f"estimate at {dims[-1]} is {last.estimate:.6g} against the claimed "
+                   f"{goal:.6g}")
+        ok = shrinks and reaches
+        self.results = [replace(r, status="pass" if ok else "fail",
+                                reason="" if ok else verdict + ": it does not converge to the "
+                                "claimed limit") for r in results]
 
 
 def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,

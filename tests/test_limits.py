@@ -26,7 +26,7 @@ from sdpa_proofs import (
 )
 from sdpa_proofs.distributions import LAPLACE
 from sdpa_proofs.isolation import load_file
-from sdpa_proofs.montecarlo import check_claim
+from sdpa_proofs.montecarlo import check_claim, check_claims
 from sdpa_proofs.runner import VerifySettings
 
 FAST = VerifySettings(monte_carlo=False)
@@ -111,6 +111,22 @@ def test_exponential_moments_of_a_laplace_law_are_not_taken_for_granted():
 def test_monte_carlo_of_a_true_limit_shrinks_towards_it():
     results = check_claim(Eq(Lim(COLLISION, n), exp(s**2)), LOGITS, dims=(64, 4096))
     assert {r.status for r in results} == {"pass"} and results[0].dimension == "n"
+
+
+def test_limits_sampled_beside_other_claims_see_what_they_see_alone():
+    """The limits take their rows chunk by chunk from the draws the model's other claims take
+    (theory: E[e^(2z)] / E[e^z]^2 = e^(s^2) for z ~ N(0, s^2), and E[z^2] = s^2): a wrong
+    limit still fails among right claims, and each estimate is the one it has alone."""
+    right, wrong = Eq(Lim(COLLISION, n), exp(s**2)), Eq(Lim(COLLISION, n), exp(s**2) + 1)
+    mean_square = Eq(Lim(Sum(z[i]**2, (i, 1, n)) / n, n), s**2)
+    moment = Eq(E(z[1]**2), s**2)
+    together = check_claims([(right, LOGITS), (moment, LOGITS), (wrong, LOGITS),
+                             (mean_square, LOGITS)], dims=(64, 4096))
+    assert [{r.status for r in results} for results in together] == [{"pass"}, {"pass"},
+                                                                     {"fail"}, {"pass"}]
+    for claim, results in zip((right, moment, wrong, mean_square), together):
+        alone = check_claim(claim, LOGITS, dims=(64, 4096))
+        assert [r.estimate for r in alone] == [r.estimate for r in results]
 
 
 # ---- round 15: hostile review of the limit rule ---------------------------------------------
