@@ -612,7 +612,7 @@ def _remembered(store: dict, key, make):
 def _integrated(side: Expr, model: Model, substitution: dict) -> tuple:
     """The value of one side and the size of its terms.  A chain's right side is the next
     step's left side: each is integrated once per model, point, dimension and precision."""
-    key = (id(model), tuple(sorted(substitution.items(), key=str)), mpmath.mp.dps, side)
+    key = (id(model), frozenset(substitution.items()), mpmath.mp.dps, side)
     # the entry holds the model, so that no other model can be given its id meanwhile
     return _remembered(_VALUES, key, lambda: (model, *_Evaluation(
         model, substitution, mpmath.mp.dps).value_and_size(side)))[1:]
