@@ -6,6 +6,8 @@ own ever rewrites them, so each probabilistic step has to be justified by a name
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import sympy as sp
 from sympy import Expr, Function, Indexed, IndexedBase, Sum, Symbol
 from sympy.printing.precedence import PRECEDENCE
@@ -19,7 +21,23 @@ from .realnumbers import built_as_written, proven_sign, put_in
 
 
 class RandomVector(IndexedBase):
-    """A random vector; its coordinates ``v[i]`` are the random variables of a derivation."""
+    """A random vector; its coordinates ``v[i]`` are the random variables of a derivation.
+
+    What it is declared is part of what it is.  SymPy holds q declared real and q declared real
+    and finite equal (the same facts follow), so that its cache hands back q_1 k_1 built before
+    for Q_1 k_1, and validation, which refuses any declaration beyond real, never sees Q's
+    (review round 58)."""
+
+    @sympywork.content_once
+    def _hashable_content(self) -> tuple:
+        return super()._hashable_content() + self.declared
+
+    @cached_property
+    def declared(self) -> tuple:
+        """The assumptions its label was declared with, sorted."""
+        return tuple(sorted((name, bool(value)) for name, value
+                            in getattr(self.label, "_assumptions_orig", {}).items()
+                            if value is not None))
 
 
 class SymmetricMatrix(IndexedBase):

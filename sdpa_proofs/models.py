@@ -547,13 +547,14 @@ class LatentLinearModel(Model):
         return self._floats[key]
 
 
-Sigma_qq = SymmetricMatrix("Sigma_qq", real=True)
-Sigma_kk = SymmetricMatrix("Sigma_kk", real=True)
-Sigma_qk = IndexedBase("Sigma_qk", real=True)  # Cov(q_i, k_j) = Sigma_qk[i, j]
-m_q = IndexedBase("m_q", real=True)
-m_k = IndexedBase("m_k", real=True)
+# built from their symbols, as the standard vectors are (symbols.py)
+Sigma_qq = SymmetricMatrix(sp.Symbol("Sigma_qq", real=True))
+Sigma_kk = SymmetricMatrix(sp.Symbol("Sigma_kk", real=True))
+Sigma_qk = IndexedBase(sp.Symbol("Sigma_qk", real=True))  # Cov(q_i, k_j) = Sigma_qk[i, j]
+m_q = IndexedBase(sp.Symbol("m_q", real=True))
+m_k = IndexedBase(sp.Symbol("m_k", real=True))
 covariance_pattern = sp.Symbol("covariance_pattern")  # which concrete B, D, means to use
-query_value = IndexedBase("u", real=True)  # the value q = u a query is conditioned on
+query_value = IndexedBase(sp.Symbol("u", real=True))  # the value q = u a query is conditioned on
 
 
 @dataclass(eq=False)

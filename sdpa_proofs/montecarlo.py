@@ -90,7 +90,9 @@ def check_claims(claims: list[tuple[Eq, Model]], dims=DIMENSIONS, seed: int = 20
     share them, each model's own latents being independent of each other, and a chunk's
     per-coordinate draws serve each d in the shape (rows, d): the estimates at different d
     share random numbers, each from samples independent among themselves, as one d's check
-    needs.  A model whose sampler fails fails its own claims only."""
+    needs.  A model whose sampler fails fails its own claims only.  Each size in ``dims`` is
+    sampled once, the smallest first (a limit's distance must shrink towards the largest)."""
+    dims = tuple(sorted(set(dims)))
     plans = _in_order(claims, lambda pair: _plan(*pair, seed, dims),
                       key=lambda pair: id(pair[1]))
     models = list({id(model): model for _, model in claims}.values())

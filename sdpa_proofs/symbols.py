@@ -4,8 +4,10 @@ import sympy as sp
 
 from .expressions import MaxOver, RandomVector
 
-q = RandomVector("q", real=True)
-k = RandomVector("k", real=True)
+# Bases are built from their symbols, as SymPy rebuilds a base it writes out
+# (base.func(*base.args)): the two are then one object (sympywork) and compare at once.
+q = RandomVector(sp.Symbol("q", real=True))
+k = RandomVector(sp.Symbol("k", real=True))
 d = sp.Symbol("d", integer=True, positive=True)
 i, j = sp.symbols("i j", integer=True, positive=True)
 sigma_q = sp.Symbol("sigma_q", positive=True)
@@ -17,12 +19,12 @@ dot_product = sp.Sum(q[i] * k[i], (i, 1, d))
 
 # Softmax sees a row: one query q against several keys.  k~ is a second key of the same row as
 # k, and S~ = q . k~ its logit (before scaling); what softmax feels is S - S~.
-ktilde = RandomVector("ktilde", real=True)
+ktilde = RandomVector(sp.Symbol("ktilde", real=True))
 S_tilde = sp.Symbol("Stilde")
 other_dot_product = sp.Sum(q[i] * ktilde[i], (i, 1, d))
 
 # softmax over n logits z_1..z_n
-z = RandomVector("z", real=True)
+z = RandomVector(sp.Symbol("z", real=True))
 n = sp.Symbol("n", integer=True, positive=True)
 s = sp.Symbol("s", positive=True)  # the logits' standard deviation
 m = sp.Symbol("m", integer=True, positive=True)  # the index of the softmax normaliser
@@ -41,6 +43,6 @@ softmax_entropy = sp.log(sp.Sum(sp.exp(z[m]), (m, 1, n))) \
 
 # abbreviations for derivations about softmax: where=softmax_abbreviations lets steps say p[i]
 # and P for p_i and max_l p_l
-p = sp.IndexedBase("p", real=True)
+p = sp.IndexedBase(sp.Symbol("p", real=True))
 P = sp.Symbol("p_max")
 softmax_abbreviations = {p[l]: softmax_p(l), P: p_max}

@@ -129,6 +129,17 @@ def test_limits_sampled_beside_other_claims_see_what_they_see_alone():
         assert [r.estimate for r in alone] == [r.estimate for r in results]
 
 
+def test_sizes_given_out_of_order_or_twice_are_each_sampled_once_smallest_first():
+    """Review round 58: dims = (512, 64, 64) crashed (a plan finished twice at 64); and a
+    limit's distance is to shrink from the smallest size to the largest, whatever the order
+    the sizes are given in."""
+    claim, moment = Eq(Lim(Sum(z[i]**2, (i, 1, n)) / n, n), s**2), Eq(E(z[1]**2), s**2)
+    for c in (claim, moment):
+        given = check_claim(c, LOGITS, dims=(512, 64, 64))
+        assert [r.d for r in given] == [64, 512]
+        assert given == check_claim(c, LOGITS, dims=(64, 512))
+
+
 # ---- round 15: hostile review of the limit rule ---------------------------------------------
 
 @pytest.mark.parametrize("body", [

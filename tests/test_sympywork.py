@@ -7,6 +7,7 @@ import sympy as sp
 from sympy.core.assumptions import StdFactKB
 
 from sdpa_proofs import sympywork
+from sdpa_proofs.expressions import RandomVector
 
 BASES = [sp.IndexedBase("a"), sp.IndexedBase("b", real=True), sp.IndexedBase("c", positive=True),
          sp.IndexedBase("e", integer=True, nonnegative=True),
@@ -67,6 +68,71 @@ def test_entries_sympy_tells_apart_stay_apart():
                                                                     placed.strides)
 
 
+def test_a_random_vectors_declaration_is_part_of_what_it_is():
+    """Review round 58: q declared real and q declared real and finite were equal to SymPy
+    (the same facts follow), so SymPy's cache, and the entries built before, handed q_1 k_1
+    back for Q_1 k_1, and validation, which refuses the second declaration, saw only the
+    first's."""
+    plain = RandomVector("q", real=True)
+    finite = RandomVector("q", real=True, finite=True)
+    assert plain != finite and plain[1] != finite[1] and plain[1] is not finite[1]
+    product = plain[1] * plain[2]  # in SymPy's cache now
+    assert (finite[1] * finite[2]).has(finite) and not product.has(finite)
+    assert "finite" in finite[1].base.label._assumptions_orig
+    assert RandomVector(sp.Symbol("q", real=True)) == plain  # declared alike, however written
+
+
+def test_a_base_built_again_is_the_base_built_before():
+    named = sp.IndexedBase("b", real=True)
+    assert sp.IndexedBase("b", real=True) is named
+    assert sp.IndexedBase("b", real=True, positive=True) is not named
+    from_symbol = sp.IndexedBase(sp.Symbol("b", real=True))
+    assert from_symbol.func(*from_symbol.args) is from_symbol  # rebuilt from its arguments
+    for base in (named, from_symbol):
+        fresh = sympywork._SYMPY_BASE(type(base), *base.args)
+        assert base == fresh and base.assumptions0 == fresh.assumptions0
+
+
+def test_a_base_of_a_mutable_shape_or_a_class_of_its_own_is_sympys():
+    shape = [3]
+    assert sp.IndexedBase("b", shape) is not sp.IndexedBase("b", shape)
+    shape.append(4)
+    assert sp.IndexedBase("b", shape).shape == (3, 4)
+
+    class Labelled(sp.IndexedBase):
+        def __new__(cls, label, **assumptions):
+            made = super().__new__(cls, label, **assumptions)
+            made.note = label
+            return made
+
+    assert Labelled("b") is not Labelled("b") and Labelled("c").note == "c"
+
+
+def test_derivations_keep_their_own_declarations(tmp_path):
+    """End to end: a vector declared real and finite is refused however many entries of the
+    standard q exist in the process the file is loaded from, and a file that builds such an
+    entry on the side is not refused for it."""
+    from sdpa_proofs import k, q
+    from sdpa_proofs.isolation import verify_paths
+    from sdpa_proofs.runner import VerifySettings
+
+    assert (q[1] * k[1]).has(q)  # in the cache and among the entries of the loaders' parent
+    header = ("from sympy import Eq\nfrom sdpa_proofs import Derivation, E, Step, k, q\n"
+              "from sdpa_proofs.expressions import RandomVector\n")
+    steps = "steps=[Step(E(Q[1]) * E(k[1]), 'independence', ''), Step(0, 'zero_mean', '')])\n"
+    (tmp_path / "declared.py").write_text(
+        header + "Q = RandomVector('q', real=True, finite=True)\n"
+        "derivation = Derivation(title='declared finite', claim=Eq(E(Q[1] * k[1]), 0), " + steps)
+    (tmp_path / "aside.py").write_text(
+        header + "_aside = RandomVector('q', real=True, finite=True)[1]\nQ = q\n"
+        "derivation = Derivation(title='standard q', claim=Eq(E(Q[1] * k[1]), 0), " + steps)
+    run = verify_paths([str(tmp_path)], VerifySettings(monte_carlo=False))
+    status = {report.file.rsplit("/", 1)[-1]: report for report in run.derivations}
+    assert status["declared.py"].status == "error"
+    assert "different RandomVector" in status["declared.py"].error
+    assert status["aside.py"].status == "verified"
+
+
 def test_a_subclass_or_options_are_built_by_sympy_alone():
     class Entry(sp.Indexed):
         pass
@@ -88,12 +154,12 @@ def test_copies_and_pickles_leave_the_entry_as_it_was():
     assert q[7] is entry
 
 
-def test_sympy_forgets_entries_beyond_the_most_it_keeps(monkeypatch):
-    monkeypatch.setattr(sympywork, "MOST_ENTRIES", 3)
-    monkeypatch.setattr(sympywork, "_ENTRIES", {})
+def test_sympy_forgets_what_it_built_beyond_the_most_it_keeps(monkeypatch):
+    monkeypatch.setattr(sympywork, "MOST_KEPT", 3)
+    monkeypatch.setattr(sympywork, "_BUILT", {})
     q = sp.IndexedBase("q", real=True)
     entries = [q[n] for n in range(10)]
-    assert len(sympywork._ENTRIES) <= 3
+    assert len(sympywork._BUILT) <= 3
     assert [q[n] for n in range(10)] == entries == [sympys_entry(q, n) for n in range(10)]
 
 
@@ -107,3 +173,13 @@ def test_kept_content_follows_the_facts_sympy_adds(x):
     assert x._hashable_content() == sympys_content(x)
     x._assumptions["prime"] = False  # settled, with as many facts as before
     assert x._hashable_content() == sympys_content(x) and ("prime", False) in sympys_content(x)
+
+
+def test_a_random_vectors_kept_content_is_its_own_and_follows_its_facts():
+    """RandomVector adds its declaration to IndexedBase's content; each is kept apart."""
+    vector = RandomVector("w", real=True, finite=True)
+    assert vector._hashable_content() == sympys_content(vector) + vector.declared
+    assert vector._hashable_content() == sympys_content(vector) + vector.declared  # kept
+    vector._assumptions._tell("zero", False)
+    assert vector._hashable_content() == sympys_content(vector) + vector.declared
+    assert sp.IndexedBase._hashable_content(vector) == sympys_content(vector)
