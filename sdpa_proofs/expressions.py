@@ -34,10 +34,12 @@ class RandomVector(IndexedBase):
 
     @cached_property
     def declared(self) -> tuple:
-        """The assumptions its label was declared with, sorted."""
+        """The assumptions its label was declared with, sorted; commutative, which every
+        symbol is unless declared otherwise, only when it is declared otherwise."""
         return tuple(sorted((name, bool(value)) for name, value
                             in getattr(self.label, "_assumptions_orig", {}).items()
-                            if value is not None))
+                            if value is not None and (name, bool(value)) != ("commutative",
+                                                                             True)))
 
 
 class SymmetricMatrix(IndexedBase):

@@ -53,7 +53,7 @@ from .runner import (
     sample_claims,
     user_rule_verdicts,
 )
-from .sealing import seal, seal_model, unseal, unseal_model, user_code_steps
+from .sealing import seal, seal_model, unseal, user_code_steps
 from .text import printable
 from .verdicts import UNDECIDED, MonteCarloResult
 
@@ -393,15 +393,26 @@ def _sampler_tasks(sealed: dict[Path, list[dict]], settings: VerifySettings,
 
 
 def _draw_families(spec) -> str:
-    """What a model draws its latents from (the families), or the model itself when that
-    cannot be told here (its own checker reports a model that does not load)."""
+    """What a model draws its latents from (the families), read off its sealed data, or the
+    model itself when that cannot be told here (its own checker reports a model that does not
+    load).  No expression of a file's is built here: SymPy's cache, which every checker forked
+    later inherits, would hand one file's symbols, declarations and all, to another file's
+    equal expressions (review round 59)."""
+    if isinstance(spec, str) or "builtin" in spec:
+        try:
+            model = get_model(spec if isinstance(spec, str) else spec["builtin"])
+        except (BadInput, KeyError, TypeError, ValueError):
+            return json.dumps(spec, sort_keys=True)
+        if isinstance(model, LatentLinearModel):
+            return ", ".join(sorted({latent.family.name for latent in model.latents}))
+        return model.name
     try:
-        model = get_model(spec) if isinstance(spec, str) else unseal_model(spec)
-    except (BadInput, KeyError, TypeError, ValueError):
-        return json.dumps(spec, sort_keys=True)
-    if isinstance(model, LatentLinearModel):
-        return ", ".join(sorted({latent.family.name for latent in model.latents}))
-    return model.name
+        ((kind, fields),) = spec.items()
+        if kind == "latent_linear":
+            return ", ".join(sorted({str(family) for _, family, _ in fields["latents"]}))
+    except (AttributeError, TypeError, ValueError):
+        pass
+    return json.dumps(spec, sort_keys=True)
 
 
 def _sampler_task(items: list[tuple], keys: set, settings: VerifySettings,

@@ -177,8 +177,10 @@ def _rebuilt(sealed: dict) -> Derivation:
     loader that was tampered with sends) is bad input."""
     try:
         return unseal(sealed)
-    except BadInput:
-        raise
+    except BadInput as error:
+        where = f"{sealed.get('file', '?')}:{sealed.get('line', '?')}"
+        raise BadInput(str(error) if str(error).startswith(str(sealed.get('file')))
+                       else f"{where}: {error}") from error
     except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
         raise BadInput(f"{sealed.get('file', '?')}: the sealed derivation is malformed: "
                        f"{type(error).__name__}: {error}") from error

@@ -96,11 +96,13 @@ def unseal_expr(data: list) -> Expr:
         raise BadInput(f"{head} is not part of the vocabulary of derivations")
     cls = VOCABULARY[head]
     args = [unseal_expr(a) for a in rest]
-    if cls in _UNEVALUATED:
-        return cls(*args, evaluate=False)
-    if issubclass(cls, sp.core.relational.Relational):
-        return cls(*args, evaluate=False)
-    return cls(*args)
+    unevaluated = cls in _UNEVALUATED or issubclass(cls, sp.core.relational.Relational)
+    try:
+        return cls(*args, evaluate=False) if unevaluated else cls(*args)
+    except Exception as error:  # noqa: BLE001 - SymPy refusing the data is the data's fault
+        # (review round 59: an entry with no index, built past SymPy's check, was sealed)
+        raise BadInput(f"SymPy cannot build {head} of {', '.join(map(str, args))}: "
+                       f"{type(error).__name__}: {error}") from error
 
 
 def _text(value) -> str:

@@ -89,9 +89,10 @@ def _interned(key: tuple, arguments: tuple, build):
 
 def entry(cls, base, *indices, **options):
     """``Indexed.__new__``: base[indices] as built before from the same base and indices.
-    Anything else (options, a base that is not an IndexedBase, a subclass) is built by SymPy
-    as always."""
-    if options or cls is not Indexed or not isinstance(base, IndexedBase):
+    Anything else (options, a base that is not an IndexedBase, a subclass, an index written as
+    a string) is built by SymPy as always."""
+    if options or cls is not Indexed or not isinstance(base, IndexedBase) \
+            or any(isinstance(n, str) for n in indices):  # read as SymPy's evaluate flag says
         return _SYMPY_ENTRY(cls, base, *indices, **options)
     return _interned(("entry", id(base), *map(_the_same, indices)), (base, indices),
                      lambda: _SYMPY_ENTRY(cls, base, *indices))

@@ -253,3 +253,44 @@ def test_user_math_that_would_not_compile_is_printed_instead(title, tmp_path, ca
     compiled = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error",
                                "odd.tex"], cwd=tmp_path, capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stdout[-1500:]
+
+
+# ---- review round 59: one file's expressions reaching another's checker ------------------
+
+def test_a_files_model_data_does_not_reach_another_files_checker(tmp_path):
+    """The parent once built every file's models from their sealed data before forking the
+    checkers, and SymPy's cache, which they inherit, handed file A's q_j k_j (j declared
+    rational as well, the same facts) to file B's equal expression, whose index then failed
+    validation.  B verifies as it does alone, Monte Carlo on."""
+    from sdpa_proofs.isolation import verify_paths
+    from sdpa_proofs.runner import VerifySettings
+
+    (tmp_path / "a_model.py").write_text(HEADER + (
+        "J = Symbol('j', integer=True, positive=True, rational=True)\n"
+        "model = LatentLinearModel(name='a-model', title='a', dimension=d,\n"
+        "    parameter_points=[{sigma_q: Rational(1, 2)}], latents=(Latent('u', NORMAL),),\n"
+        "    loadings={q: {'u': sigma_q + E(q[J] * k[J])}}, description=('a',))\n"
+        "derivation = Derivation(title='A', claim=Eq(E(q[1]), 0), models=[model],\n"
+        "    steps=[Step(0, 'zero_mean', '')])\n"))
+    (tmp_path / "b_valid.py").write_text(HEADER + (
+        "derivation = Derivation(title='B', claim=Eq(E(q[j] * k[j]), 0), steps=[\n"
+        "    Step(E(q[j]) * E(k[j]), 'independence', ''), Step(0, 'zero_mean', '')])\n"))
+    settings = VerifySettings(jobs=1, monte_carlo_dimensions=(16,))
+    together = {r.name: r.status for r in verify_paths([str(tmp_path)], settings).derivations}
+    alone = verify_paths([str(tmp_path / "b_valid.py")], settings).derivations[0].status
+    assert together["b_valid"] == alone == "verified"
+
+
+def test_sealed_data_sympy_cannot_build_is_the_files_error_alone(tmp_path, capsys):
+    """An entry with no index, built past SymPy's own check, was sealed, and rebuilding it in
+    the checker raised an internal error for every derivation of the file (round 59)."""
+    (tmp_path / "bare.py").write_text(HEADER + (
+        "bare = Expr.__new__(Indexed, q)\n"
+        "derivation = Derivation(title='bare', claim=Eq(E(bare), 0),\n"
+        "    steps=[Step(0, 'zero_mean', '')])\n"
+        "ok = Derivation(title='neighbour', claim=Eq(E(q[1]), 0),\n"
+        "    steps=[Step(0, 'zero_mean', '')])\n"))
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data) == {"bare.derivation": "error", "bare.ok": "verified"}
+    (error,) = [d["error"] for d in data["derivations"] if d["status"] == "error"]
+    assert "bare.py" in error and "Indexed" in error

@@ -80,6 +80,7 @@ def test_a_random_vectors_declaration_is_part_of_what_it_is():
     assert (finite[1] * finite[2]).has(finite) and not product.has(finite)
     assert "finite" in finite[1].base.label._assumptions_orig
     assert RandomVector(sp.Symbol("q", real=True)) == plain  # declared alike, however written
+    assert RandomVector("q", real=True, commutative=True) == plain  # as every symbol is
 
 
 def test_a_base_built_again_is_the_base_built_before():
@@ -183,3 +184,11 @@ def test_a_random_vectors_kept_content_is_its_own_and_follows_its_facts():
     vector._assumptions._tell("zero", False)
     assert vector._hashable_content() == sympys_content(vector) + vector.declared
     assert sp.IndexedBase._hashable_content(vector) == sympys_content(vector)
+
+
+def test_an_index_written_as_a_string_is_read_as_sympy_reads_it_then():
+    """Review round 59: SymPy reads q["1+1"] as 1 + 1 or 2 by its evaluate flag."""
+    q = sp.IndexedBase("q", real=True)
+    with sp.evaluate(False):
+        unevaluated = q["1+1"]
+    assert q["1+1"] == q[2] != unevaluated
