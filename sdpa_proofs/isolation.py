@@ -251,12 +251,29 @@ def _read_loaded(path: Path, payload: bytes | None, reason: str) -> list | LoadE
             return LoadError(str(error["file"]), str(error["message"]),
                              bool(error.get("empty", False)))
         derivations = data["derivations"]
-        if not isinstance(derivations, list) or not all(isinstance(d, dict)
-                                                        for d in derivations):
+        if not isinstance(derivations, list) or not all(map(_shaped, derivations)):
             raise TypeError("not a list of derivations")
         return derivations
-    except (ValueError, KeyError, TypeError) as error:
-        return LoadError(str(path), f"the loader sent something unreadable: {error}")
+    except (ValueError, KeyError, TypeError, RecursionError) as error:
+        # RecursionError: JSON nested deeper than the parser goes (review round 60)
+        return LoadError(str(path), f"the loader sent something unreadable: "
+                                    f"{type(error).__name__}: {error}")
+
+
+def _shaped(item) -> bool:
+    """Whether a sealed derivation has the shape the parent reads before any checker does:
+    a dict whose models are names or dicts, and whose steps and distinct indices are lists."""
+    return isinstance(item, dict) \
+        and all(isinstance(spec, (str, dict)) for spec in _list(item, "models")) \
+        and all(isinstance(step, dict) for step in _list(item, "steps")) \
+        and isinstance(item.get("distinct", []), list)
+
+
+def _list(item: dict, key: str) -> list:
+    value = item.get(key) or []
+    if not isinstance(value, list):
+        raise TypeError(f"{key} is not a list")
+    return value
 
 
 # ---- checking ----------------------------------------------------------------------------
@@ -437,7 +454,10 @@ def _sample_sealed(items: list[tuple], keys: set, settings: VerifySettings,
     position), equal models taken as one so that their samples are drawn once."""
     keep_freed_memory()  # its arrays are allocated and freed thousands of times
     found, pairs, same = [], [], {}
+    mine = {(path, n) for path, n, _ in keys}  # no other sampler's file is rebuilt here
     for path, n, item in items:
+        if (path, n) not in mine:
+            continue
         for position, claim, model in claims_to_sample(item, settings):
             if (path, n, position) in keys:
                 model = same.setdefault(json.dumps(seal_model(model), sort_keys=True), model)

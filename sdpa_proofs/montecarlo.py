@@ -402,10 +402,12 @@ def limit_plan(claim: Eq, model: Model, dims=DIMENSIONS) -> _LimitPlan | list[Mo
 
 
 class _LimitPlan(_Plan):
-    """One limit claim's samples of X_n at each size, filled chunk by chunk; once the largest
-    size is in, the verdict.  The mean distance E|X_n - L| must shrink, at the largest size to
-    at most half of what it is at the smallest (a limit with fluctuations of order 1/sqrt(n)
-    shrinks it by sqrt(64) over 64..4096), whereas a wrong L leaves it near |lim X_n - L|."""
+    """One limit claim's samples of X_n at each size, filled chunk by chunk (to check_claims, a
+    plan like a moment's: started, added to and finished at each size, stopped as _Plan is);
+    once the largest size is in, the verdict.  The mean distance E|X_n - L| must shrink, at
+    the largest size to at most half of what it is at the smallest (a limit with fluctuations
+    of order 1/sqrt(n) shrinks it by sqrt(64) over 64..4096), whereas a wrong L leaves it near
+    |lim X_n - L|."""
 
     def __init__(self, body: Expr, goal: float, model: Model, dims):
         self.body, self.goal, self.model, self.dims = body, goal, model, tuple(dims)

@@ -113,7 +113,7 @@ def check_sealed(sealed: dict, settings: VerifySettings,
     report = DerivationReport(printable(sealed.get("name", "?")),
                               printable(sealed.get("file", "?")))
     try:
-        derivation = _rebuilt(sealed)
+        derivation = rebuilt(sealed)
         report.expected_refuted_at = derivation.expect_refuted_at
         models = _models(derivation, settings)
         for checked in [derivation, *_cited(derivation)]:  # a citation is proved here too
@@ -162,7 +162,7 @@ def claims_to_sample(sealed: dict, settings: VerifySettings) -> list[tuple[int, 
     checker would sample them; none when Monte Carlo is off, the claim is about generic indices
     (nothing to sample) or the derivation does not rebuild (its checker says why)."""
     try:
-        derivation = _rebuilt(sealed)
+        derivation = rebuilt(sealed)
         models = _models(derivation, settings)
     except (BadInput, KeyError):
         return []
@@ -172,7 +172,7 @@ def claims_to_sample(sealed: dict, settings: VerifySettings) -> list[tuple[int, 
     return [(position, claim, model) for position, model in enumerate(models)]
 
 
-def _rebuilt(sealed: dict) -> Derivation:
+def rebuilt(sealed: dict) -> Derivation:
     """The derivation in ``sealed``; data that does not have the sealed shape (which only a
     loader that was tampered with sends) is bad input."""
     try:
@@ -181,7 +181,8 @@ def _rebuilt(sealed: dict) -> Derivation:
         where = f"{sealed.get('file', '?')}:{sealed.get('line', '?')}"
         raise BadInput(str(error) if str(error).startswith(str(sealed.get('file')))
                        else f"{where}: {error}") from error
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as error:
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError,
+            RecursionError) as error:  # RecursionError: nested too deep (review round 60)
         raise BadInput(f"{sealed.get('file', '?')}: the sealed derivation is malformed: "
                        f"{type(error).__name__}: {error}") from error
 

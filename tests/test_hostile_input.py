@@ -294,3 +294,65 @@ def test_sealed_data_sympy_cannot_build_is_the_files_error_alone(tmp_path, capsy
     assert code != 0 and statuses(data) == {"bare.derivation": "error", "bare.ok": "verified"}
     (error,) = [d["error"] for d in data["derivations"] if d["status"] == "error"]
     assert "bare.py" in error and "Indexed" in error
+
+
+# ---- review round 60: a loader's tampered payload reaching the parent or the samplers -----
+
+TAMPERED = {  # each file rewrites what its own loader sends (it runs there)
+    "nested_in_the_sampler": "import sdpa_proofs.isolation as iso\n_seal = iso.seal\n"
+    "def seal(derivation):\n    item, one = _seal(derivation), ['Integer', '1']\n"
+    "    for _ in range(700):\n        one = ['Add', ['Integer', '0'], one]\n"
+    "    item['claim'] = [item['claim'][0], ['Mul', item['claim'][1], one], item['claim'][2]]\n"
+    "    return item\niso.seal = seal\n",
+    "nested_past_the_parser": "import sys\nsys.setrecursionlimit(100000)\n"
+    "import sdpa_proofs.isolation as iso\n_seal = iso.seal\n"
+    "def seal(derivation):\n    item, one = _seal(derivation), ['Integer', '1']\n"
+    "    for _ in range(3000):\n        one = ['Add', ['Integer', '0'], one]\n"
+    "    item['claim'] = [item['claim'][0], ['Mul', item['claim'][1], one], item['claim'][2]]\n"
+    "    return item\niso.seal = seal\n",
+    "a_model_that_is_a_number": "import sdpa_proofs.isolation as iso\n_seal = iso.seal\n"
+    "def seal(derivation):\n    item = _seal(derivation)\n    item['models'] = [5]\n"
+    "    return item\niso.seal = seal\n",
+    "models_that_are_a_number": "import json as _json, types\n"
+    "import sdpa_proofs.isolation as iso\ndef dumps(obj, **kw):\n"
+    "    for item in obj.get('derivations', []):\n        item['models'] = 5\n"
+    "    return _json.dumps(obj, **kw)\n"
+    "iso.json = types.SimpleNamespace(dumps=dumps, loads=_json.loads)\n",
+}
+
+
+@pytest.mark.parametrize("tampering", TAMPERED, ids=str)
+def test_a_tampered_payload_is_its_files_error_and_no_one_elses(tampering, tmp_path):
+    """Deep nesting past Python's recursion limit (in the parser, or in the sampler that
+    rebuilt every file's claims) and models of the wrong shape crashed the parent or left other
+    files' Monte Carlo undecided; now the file that sent them is bad input, the others
+    verified."""
+    from sdpa_proofs.isolation import verify_paths
+    from sdpa_proofs.runner import VerifySettings
+
+    (tmp_path / "a_tampered.py").write_text(HEADER + TAMPERED[tampering] + (
+        "derivation = Derivation(title='A', claim=Eq(E(q[1]), 0), "
+        "steps=[Step(0, 'zero_mean', '')])\n"))
+    (tmp_path / "b_plain.py").write_text(GOOD)
+    settings = VerifySettings(jobs=1, monte_carlo_dimensions=(16,))
+    run = verify_paths([str(tmp_path)], settings)
+    status = {Path(r.file).name: r.status for r in run.derivations}
+    assert status == {"a_tampered.py": "error", "b_plain.py": "verified"}
+    (good,) = [r for r in run.derivations if r.status == "verified"]
+    assert {m.status for model in good.models for m in model.monte_carlo} == {"pass"}
+
+
+def test_the_report_leaves_out_what_does_not_rebuild(tmp_path, capsys):
+    """``report`` rebuilds each checked derivation in the parent; one that its checker found
+    bad input crashed it (round 60).  It is left out, named, and the others are written."""
+    folder = tmp_path / "files"
+    folder.mkdir()
+    (folder / "bare.py").write_text(HEADER + (
+        "derivation = Derivation(title='bare', claim=Eq(E(Expr.__new__(Indexed, q)), 0),\n"
+        "    steps=[Step(0, 'zero_mean', '')])\n"))
+    (folder / "good.py").write_text(GOOD)
+    main(["report", "--no-monte-carlo", "-o", str(tmp_path / "out"), str(folder)])
+    out = capsys.readouterr()
+    assert "bare.py" in out.out + out.err
+    written = (tmp_path / "out" / "report-en.tex").read_text()
+    assert "good" in written
