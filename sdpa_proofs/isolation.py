@@ -44,7 +44,6 @@ from .budget import time_budget
 from .distributions import GAUSS_RULES
 from .errors import BadInput, BudgetExceeded
 from .loader import LoadError, discover, run_file
-from .models import LatentLinearModel, get_model
 from .report import DerivationReport, RunReport
 from .runner import (
     VerifySettings,
@@ -53,7 +52,7 @@ from .runner import (
     sample_claims,
     user_rule_verdicts,
 )
-from .sealing import seal, seal_model, unseal, user_code_steps
+from .sealing import drawn_families, seal, seal_model, unseal, user_code_steps
 from .text import printable
 from .verdicts import UNDECIDED, MonteCarloResult
 
@@ -263,17 +262,12 @@ def _read_loaded(path: Path, payload: bytes | None, reason: str) -> list | LoadE
 def _shaped(item) -> bool:
     """Whether a sealed derivation has the shape the parent reads before any checker does:
     a dict whose models are names or dicts, and whose steps and distinct indices are lists."""
-    return isinstance(item, dict) \
-        and all(isinstance(spec, (str, dict)) for spec in _list(item, "models")) \
-        and all(isinstance(step, dict) for step in _list(item, "steps")) \
-        and isinstance(item.get("distinct", []), list)
-
-
-def _list(item: dict, key: str) -> list:
-    value = item.get(key) or []
-    if not isinstance(value, list):
-        raise TypeError(f"{key} is not a list")
-    return value
+    if not isinstance(item, dict):
+        return False
+    models, steps, distinct = (item.get(key) or [] for key in ("models", "steps", "distinct"))
+    return all(isinstance(x, list) for x in (models, steps, distinct)) \
+        and all(isinstance(spec, (str, dict)) for spec in models) \
+        and all(isinstance(step, dict) for step in steps)
 
 
 # ---- checking ----------------------------------------------------------------------------
@@ -410,26 +404,12 @@ def _sampler_tasks(sealed: dict[Path, list[dict]], settings: VerifySettings,
 
 
 def _draw_families(spec) -> str:
-    """What a model draws its latents from (the families), read off its sealed data, or the
-    model itself when that cannot be told here (its own checker reports a model that does not
-    load).  No expression of a file's is built here: SymPy's cache, which every checker forked
-    later inherits, would hand one file's symbols, declarations and all, to another file's
-    equal expressions (review round 59)."""
-    if isinstance(spec, str) or "builtin" in spec:
-        try:
-            model = get_model(spec if isinstance(spec, str) else spec["builtin"])
-        except (BadInput, KeyError, TypeError, ValueError):
-            return json.dumps(spec, sort_keys=True)
-        if isinstance(model, LatentLinearModel):
-            return ", ".join(sorted({latent.family.name for latent in model.latents}))
-        return model.name
-    try:
-        ((kind, fields),) = spec.items()
-        if kind == "latent_linear":
-            return ", ".join(sorted({str(family) for _, family, _ in fields["latents"]}))
-    except (AttributeError, TypeError, ValueError):
-        pass
-    return json.dumps(spec, sort_keys=True)
+    """What a model draws its latents from (the families), or the model itself when that
+    cannot be told (its own checker reports a model that does not load)."""
+    families = drawn_families(spec)
+    if families:
+        return ", ".join(families)
+    return spec if isinstance(spec, str) else json.dumps(spec, sort_keys=True)
 
 
 def _sampler_task(items: list[tuple], keys: set, settings: VerifySettings,

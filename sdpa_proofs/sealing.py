@@ -155,6 +155,26 @@ def _model_header(model: Model) -> dict:
                                  for point in model.parameter_points]}
 
 
+def drawn_families(data: Any) -> tuple[str, ...] | None:
+    """The families a sealed model's latents are drawn from, read off the data without
+    building any expression of it (None for a model not built from latents, or data that says
+    nothing readable): what the parent groups samplers by, where no file's expression may be
+    built (review round 59)."""
+    name = data if isinstance(data, str) else data.get("builtin") if isinstance(data, dict) \
+        else None
+    if isinstance(name, str):
+        model = MODELS.get(name)
+        return tuple(sorted({latent.family.name for latent in model.latents})) \
+            if isinstance(model, LatentLinearModel) else None
+    try:
+        ((kind, fields),) = data.items()
+        if kind == "latent_linear":
+            return tuple(sorted({str(family) for _, family, _ in fields["latents"]}))
+    except (AttributeError, TypeError, ValueError):
+        pass
+    return None
+
+
 def unseal_model(data: dict) -> Model:
     """The model, the registry's own object for a built-in one.  A model that takes a built-in
     name must be that built-in model, so that no output can show a look-alike under its name."""

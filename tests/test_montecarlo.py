@@ -247,3 +247,22 @@ def test_claims_evaluated_in_blocks_of_rows_see_what_they_see_whole(monkeypatch)
     assert failing[0] >= rows and blocked[1][0].status == "pass"
     assert f"fails at {len(failing)} of 2000 samples; the first: {z_1[failing[0]]:.12g} <= " \
         in blocked[0][1].reason
+
+
+def test_the_families_read_off_sealed_data_are_the_models_own():
+    """The parent groups samplers by latent family without building a file's expressions
+    (sealing.drawn_families); what it reads is what the rebuilt model draws from."""
+    from sdpa_proofs.models import MODELS, LatentLinearModel
+    from sdpa_proofs.sealing import drawn_families, seal_model, unseal_model
+
+    for name, model in MODELS.items():
+        user = {"latent_linear": seal_model(model)["latent_linear"]} \
+            if isinstance(model, LatentLinearModel) else None
+        own = tuple(sorted({lat.family.name for lat in model.latents})) \
+            if isinstance(model, LatentLinearModel) else None
+        assert drawn_families(name) == drawn_families({"builtin": name}) == own
+        if user is not None:
+            rebuilt = unseal_model(user)
+            assert drawn_families(user) == tuple(sorted({lat.family.name
+                                                          for lat in rebuilt.latents}))
+    assert drawn_families(5) is None and drawn_families({"latent_linear": 5}) is None
