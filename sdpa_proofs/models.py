@@ -23,6 +23,7 @@ from .distributions import FAMILIES, NORMAL, UNIFORM, Family, standard_rule
 from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
 from .realnumbers import approximation, nearest_double
+from .supports import Draws
 from .symbols import d, k, ktilde, n, q, s, sigma_k, sigma_q, z
 from .text import show
 
@@ -422,14 +423,17 @@ class LatentLinearModel(Model):
         return at
 
     def sample(self, rng, n, dim, point):
-        return self._built(lambda slot, latent, shape: latent.family.sample(rng, shape, 1.0),
-                           n, dim, point)
+        return self.sample_from(Draws(rng), n, dim, point)
 
     def sample_from(self, source, n, dim, point):
         """The latents are standardised draws: a model's latents take distinct slots of the
-        source (so they are independent), which other models of the run may share."""
-        return self._built(lambda slot, latent, shape: source.standard(latent.family, slot,
-                                                                        shape), n, dim, point)
+        source (so they are independent), which other models of the run may share, and each
+        vector is the source's linear combination of them (``Draws.combined``)."""
+        draws = {latent.name: source.standard(latent.family, slot,
+                                              (n, 1) if latent.shared else (n, dim))
+                 for slot, latent in enumerate(self.latents)}
+        return {vector: source.combined([(draws[name], c) for name, c in terms], mean, (n, dim))
+                for vector, (terms, mean) in self._numbers(point).items()}
 
     @property
     def coordinatewise(self) -> bool:
@@ -506,23 +510,6 @@ class LatentLinearModel(Model):
             return np.broadcast_to(value, (rows, n, dim))
 
         return vector(q)[:, 0, :], vector(k)
-
-    def _built(self, draw, n, dim, point):
-        """The vectors from the latents that ``draw(slot, latent, shape)`` gives."""
-        draws = {latent.name: draw(slot, latent, (n, 1) if latent.shared else (n, dim))
-                 for slot, latent in enumerate(self.latents)}
-        arrays = {}
-        for vector, (terms, mean) in self._numbers(point).items():
-            value = None  # built in place: each pass over large arrays costs
-            for name, c in terms:
-                term = c * draws[name]
-                value = term if value is None else np.add(value, term, out=value
-                                                          if value.shape == term.shape else None)
-            value = np.zeros((n, dim)) if value is None else value
-            if mean:
-                value = value + mean
-            arrays[vector] = np.broadcast_to(value, (n, dim))
-        return arrays
 
     def _mp_loadings(self, vector, point: dict) -> tuple[dict, mpmath.mpf]:
         """A vector's loadings and mean at a parameter point, at the working precision

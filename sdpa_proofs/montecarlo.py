@@ -161,13 +161,21 @@ class _Draws(Draws):
     """Standardised draws for one chunk at one d, each (family, slot, shape) drawn once and
     shared by the models that ask for it; every stream seeded by what it is for.  Draws of one
     per coordinate are taken from CHUNK_COORDINATES numbers per (family, slot) that the
-    chunk's d share (``shared``), each d reading them in its own shape."""
+    chunk's d share (``shared``), each d reading them in its own shape.  Models that combine
+    the same draws with the same numbers share the result (the init models' queries, a
+    query of 3/7 u in five models)."""
 
     def __init__(self, key: tuple, shared: dict | None = None):
-        self.key, self.kept = key, {}
+        self.key, self.kept, self.combinations = key, {}, {}
         self.shared = {} if shared is None else shared
 
     def standard(self, family, slot: int, shape: tuple) -> np.ndarray:
+        wanted = (family.name, slot, shape)
+        if wanted not in self.kept:  # one object per draw: ``combined`` knows it by its id
+            self.kept[wanted] = self._drawn(family, slot, shape)
+        return self.kept[wanted]
+
+    def _drawn(self, family, slot: int, shape: tuple) -> np.ndarray:
         size = int(np.prod(shape))
         if shape[1] > 1 and size <= CHUNK_COORDINATES:
             wanted = (family.name, slot)
@@ -179,11 +187,16 @@ class _Draws(Draws):
                 draws.flags.writeable = False  # read by every model and d of the chunk
                 self.shared[wanted] = draws
             return self.shared[wanted][:size].reshape(shape)
-        wanted = (family.name, slot, shape)
-        if wanted not in self.kept:
-            rng = random_stream(*self.key, slot, zlib.crc32(family.name.encode()), *shape[1:])
-            self.kept[wanted] = family.sample(rng, shape, 1.0)
-        return self.kept[wanted]
+        rng = random_stream(*self.key, slot, zlib.crc32(family.name.encode()), *shape[1:])
+        return family.sample(rng, shape, 1.0)
+
+    def combined(self, terms, mean, shape):
+        """``Draws.combined``, once per chunk for the same arrays and numbers.  The entry holds
+        the terms' arrays, so that no other array can take one's id while it is kept."""
+        key = (tuple((id(x), c) for x, c in terms), mean, shape)
+        if key not in self.combinations:
+            self.combinations[key] = terms, super().combined(terms, mean, shape)
+        return self.combinations[key][1]
 
     def generator(self, name: str) -> np.random.Generator:
         return random_stream(*self.key, OWN_STREAM, zlib.crc32(name.encode()))

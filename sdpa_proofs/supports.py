@@ -26,12 +26,64 @@ class Draws:
     def standard(self, family, slot: int, shape: tuple) -> np.ndarray:
         return family.sample(self.rng, shape, 1.0)
 
+    def combined(self, terms: list[tuple[np.ndarray, float]], mean: float,
+                 shape: tuple) -> np.ndarray:
+        """sum c x over the terms (x, c), in their order, plus ``mean``: a vector of a model
+        built linearly from its latents' draws, in ``shape`` (read-only)."""
+        return linear_combination(terms, mean, shape)
+
     def generator(self, name: str) -> np.random.Generator:
         return self.rng
 
     def whole(self, arrays: dict) -> dict:
         """The vectors of a model that does not build them from latents, as they come."""
         return arrays
+
+
+def linear_combination(terms: list[tuple[np.ndarray, float]], mean: float,
+                       shape: tuple) -> np.ndarray:
+    """sum c x over the terms (x, c), in their order, plus ``mean``, broadcast to ``shape`` as
+    a read-only view.  Worked block by block, each block's sum made in the cache before the
+    next: over whole arrays, every product and partial sum would go out to memory and back
+    (a three-term vector took 3.6 times as long).  Each element sees the same operations in
+    the same order either way."""
+    if not terms:
+        return np.broadcast_to(np.zeros(()) + mean, shape)
+    value = np.empty(np.broadcast_shapes(*(np.shape(x) for x, _ in terms)))
+    scratch = np.empty(min(value.size, COMBINED_BLOCK))
+    for block in _blocks(value.shape):
+        out = value[block]
+        product = scratch[:out.size].reshape(out.shape)
+        for n, (x, c) in enumerate(terms):
+            np.multiply(x[_within(x, block)], c, out=out if n == 0 else product)
+            if n:
+                np.add(out, product, out=out)
+        if mean:
+            np.add(out, mean, out=out)
+    return np.broadcast_to(value, shape)
+
+
+COMBINED_BLOCK = 2**15  # elements: 256 KiB a block, well inside a core's cache
+
+
+def _blocks(shape: tuple):
+    """Index tuples that cover an array of this (rows, width) shape in blocks of about
+    COMBINED_BLOCK elements: whole rows at a time, or a long row piece by piece."""
+    rows, width = shape
+    if width >= COMBINED_BLOCK:
+        for row in range(rows):
+            for start in range(0, width, COMBINED_BLOCK):
+                yield slice(row, row + 1), slice(start, start + COMBINED_BLOCK)
+    else:
+        step = COMBINED_BLOCK // width
+        for start in range(0, rows, step):
+            yield slice(start, start + step), slice(None)
+
+
+def _within(x: np.ndarray, block: tuple) -> tuple:
+    """The part of x that a block of the broadcast result reads: an axis of length 1 (a
+    latent shared by the coordinates) is read whole."""
+    return tuple(slice(None) if length == 1 else part for length, part in zip(x.shape, block))
 
 
 class Scaled(Draws):

@@ -266,3 +266,24 @@ def test_the_families_read_off_sealed_data_are_the_models_own():
             assert drawn_families(user) == tuple(sorted({lat.family.name
                                                           for lat in rebuilt.latents}))
     assert drawn_families(5) is None and drawn_families({"latent_linear": 5}) is None
+
+
+def test_models_that_combine_the_same_draws_alike_share_the_vector_and_only_then():
+    """Within a chunk, a vector asked for twice with the same draws and numbers is built once;
+    another number, another draw or another mean gives another vector.  An entry holds its
+    draws, so a new array cannot take a kept one's id and be handed its combination."""
+    from sdpa_proofs.montecarlo import _Draws
+
+    source = _Draws((1, 64, 0))
+    u = source.standard(NORMAL, 0, (8, 4))
+    w = source.standard(NORMAL, 1, (8, 4))
+    assert source.standard(NORMAL, 0, (8, 4)) is u  # one object per draw
+    first = source.combined([(u, 0.5), (w, 2.0)], 0.0, (8, 4))
+    assert source.combined([(u, 0.5), (w, 2.0)], 0.0, (8, 4)) is first
+    for other, expected in [(([(u, 0.5), (w, 3.0)], 0.0), 0.5 * u + 3.0 * w),
+                            (([(w, 0.5), (u, 2.0)], 0.0), 0.5 * w + 2.0 * u),
+                            (([(u, 0.5), (w, 2.0)], 1.0), 0.5 * u + 2.0 * w + 1.0)]:
+        np.testing.assert_array_equal(source.combined(*other, (8, 4)), expected)
+    for value in range(50):  # a fresh array each time, freed after the call: ids come back
+        got = source.combined([(np.full((8, 4), float(value)), 1.0)], 0.0, (8, 4))
+        np.testing.assert_array_equal(got, np.full((8, 4), float(value)))

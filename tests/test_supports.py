@@ -132,3 +132,25 @@ def test_sums_and_maxima_of_a_function_of_the_index_alone_are_sampled():
     assert all(r.status == "pass" for r in check_claim(claim, UNIFORM_LOGITS))
     wrong = Eq(MaxOver(-(t - 3) ** 2, (t, 0, n)) + Sum(t, (t, 1, n)), n * (n - 1) / 2)
     assert all(r.status == "fail" for r in check_claim(wrong, UNIFORM_LOGITS))
+
+
+def test_a_linear_combination_is_the_sum_written_out_to_the_last_bit():
+    """Block by block, each element gets c0 x0 + c1 x1 + ... + mean in that order: the same
+    doubles as the sum of whole arrays, for every shape a model asks for, a latent shared by
+    the coordinates (rows, 1) among them, and for a row longer than a block."""
+    from sdpa_proofs.supports import COMBINED_BLOCK, linear_combination
+
+    rng = np.random.default_rng(5)
+    for shape in [(3, 5), (4096, 64), (7, 3 * COMBINED_BLOCK + 11), (1, 2**18),
+                  (COMBINED_BLOCK + 3, 1)]:
+        rows, width = shape
+        terms = [(rng.standard_normal(shape), 0.4285714285714285),
+                 (rng.standard_normal((rows, 1)), -1.25),
+                 (rng.standard_normal(shape), 1.1456439237389600)]
+        for mean in (0.0, -0.75):
+            for used in (terms[:1], terms[1:2], terms):
+                written_out = sum((c * x for x, c in used[1:]), used[0][1] * used[0][0]) + mean
+                got = linear_combination(used, mean, shape)
+                assert got.shape == shape and not got.flags.writeable
+                np.testing.assert_array_equal(got, np.broadcast_to(written_out, shape))
+    np.testing.assert_array_equal(linear_combination([], 0.5, (2, 3)), np.full((2, 3), 0.5))
