@@ -147,19 +147,28 @@ def refuse_unresolved(values, terms) -> None:
                                      "resolves")
 
 
-def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
+def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None,
+                     seen: dict | None = None) -> tuple:
     """``vector_values`` of expr, and the samples of the size of the terms it is made of (as
     algebra.term_size, sample by sample): |a| + |b| for a + b, |a| |b| for a b, the terms of a
     sum over the coordinates added up, for exp, log and powers |f(u)| plus how far f moves
     when u moves by its own error (10^20 log(1 + z^2 10^-20) is 0 in double precision, from
-    terms of 10^20), and |value| for anything else."""
+    terms of 10^20), and |value| for anything else.  A part met again is taken from ``seen``
+    (a softmax's normaliser, e^(z_m) in it and beside it): the same arrays, never changed."""
+    seen = {} if seen is None else seen
+    if (expr, index) not in seen:
+        seen[expr, index] = _values_and_sizes(expr, arrays, dim, index, seen)
+    return seen[expr, index]
+
+
+def _values_and_sizes(expr: Expr, arrays: dict, dim: int, index, seen: dict) -> tuple:
     if expr.is_number:
         value = as_double(expr)
         return value, abs(value)
     if _over_a_range(expr):
         return _over_range(expr)
     if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [values_and_sizes(a, arrays, dim, index) for a in expr.args]
+        parts = [values_and_sizes(a, arrays, dim, index, seen) for a in expr.args]
         combine = np.add if isinstance(expr, sp.Add) else np.multiply
         value, size = parts[0]
         with np.errstate(under="ignore"):
@@ -176,9 +185,10 @@ def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
         if index is not None:  # a sum free of the outer index, as vector_values takes it
             if expr.has(index):
                 raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
-            value, size = values_and_sizes(expr, arrays, dim)
+            value, size = values_and_sizes(expr, arrays, dim, None, seen)
             return np.asarray(value)[..., None], np.asarray(size)[..., None]
-        value, size = values_and_sizes(expr.function, arrays, dim, expr.limits[0][0])
+        value, size = values_and_sizes(expr.function, arrays, dim, expr.limits[0][0],
+                                       seen)
         if isinstance(expr, MaxOver):  # off by at most the most any term is off by
             return (value, size) if np.ndim(value) == 0 else (value.max(axis=-1),
                                                                size.max(axis=-1))
@@ -187,7 +197,7 @@ def values_and_sizes(expr: Expr, arrays: dict, dim: int, index=None) -> tuple:
             or isinstance(expr, sp.Pow) and not expr.exp.is_number:  # vector_values refuses
         value = vector_values(expr, arrays, dim, index)
         return value, np.abs(value)
-    at, inner_size = values_and_sizes(expr.args[0], arrays, dim, index)
+    at, inner_size = values_and_sizes(expr.args[0], arrays, dim, index, seen)
     with np.errstate(all="ignore"):  # an overflow is an inf, which refuse_unresolved refuses
         value = at ** as_double(expr.exp) if isinstance(expr, sp.Pow) \
             else ELEMENTWISE[type(expr)](at)
