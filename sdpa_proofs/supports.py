@@ -16,6 +16,8 @@ import random
 import numpy as np
 import sympy as sp
 
+from .distributions import random_signs
+
 
 class Draws:
     """Random standardised latents from one seeded generator (``sample`` in another form)."""
@@ -136,7 +138,7 @@ class Corners(Draws):
             return family.sample(self.rng, shape, 1.0)
         self.bounded = True
         rows, width = shape
-        signs = self.rng.choice(np.array([-1.0, 1.0]), size=shape)
+        signs = random_signs(self.rng, shape)  # writable: its first rows are set below
         structured = min(rows, len(self.counts))
         counts = self.counts[:structured, None]
         signs[:structured] = np.where(np.arange(width) < counts if width > 1 else counts % 2 == 0,
