@@ -40,6 +40,7 @@ def split_times() -> dict[str, float]:
     from sdpa_proofs.numeric import NumericSettings, numeric_check
     from sdpa_proofs.registry import resolve
     from sdpa_proofs.rulecheck import rule_check
+    from sdpa_proofs.runner import unfolded_claim
 
     totals = {"rule check": 0.0, "exact engine": 0.0, "numeric (mpmath)": 0.0, "Monte Carlo": 0.0}
     claims = []
@@ -56,7 +57,7 @@ def split_times() -> dict[str, float]:
                                                 relation)
                 totals["numeric (mpmath)"] += timed(numeric_check, before, after, model,
                                                     NumericSettings(), distinct, relation)
-            claims.append((model.name, derivation.claim.xreplace(where), model))
+            claims.append((model.name, unfolded_claim(derivation), model))
     # all claims from one stream of draws, with the allocator's settings of a sampler
     keep_freed_memory()
     totals["Monte Carlo"] += timed(check_claims, [(claim, model) for _, claim, model in claims])

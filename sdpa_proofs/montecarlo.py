@@ -545,16 +545,39 @@ def _corners(model: Model, dim: int, point: dict, seed: int) -> dict | None:
     count of coordinates at the top, then as many corners with random signs."""
     if not bounded_latents(model, point):
         return None
+    return _corners_at(model, dim, tuple(sorted(point.items(), key=str)), seed)
+
+
+@lru_cache(maxsize=len(DIMENSIONS))  # one model's corners at a time, as its samples
+def _corners_at(model: Model, dim: int, point_key: tuple, seed: int) -> dict:
     corners = Corners(random_stream(seed, dim), corner_counts(dim))
-    return model.sample_from(corners, 2 * len(corners.counts), dim, point)
+    return model.sample_from(corners, 2 * len(corners.counts), dim, dict(point_key))
 
 
 def _where_it_fails(sides: list, relation: str, arrays: dict, dim: int) -> tuple:
     """Both sides at every row of ``arrays``, and the rows where the relation fails."""
-    blocks = [_where_it_fails_in(sides, relation, block, dim, start)
-              for start, _, block in _row_blocks(arrays, dim)]
+    known = _row_values(arrays)
+    blocks = [_where_it_fails_in(sides, relation, block, dim, start,
+                                 known.setdefault((start, rows), {}))
+              for start, rows, block in _row_blocks(arrays, dim)]
     lhs, rhs, bad = (np.concatenate(parts) for parts in zip(*blocks))
     return lhs, rhs, bad
+
+
+_ROW_VALUES: dict = {}  # id(arrays) -> (arrays, {a block's rows (first, count): values})
+
+
+def _row_values(arrays: dict) -> dict:
+    """The values and sizes of expressions with one number per row found so far on the
+    model's ``arrays``, by block: the pointwise claims of a model, checked one after another
+    on the same draws, share their parts (the normaliser, the largest probability, a side).
+    The entry holds the arrays, so that no other arrays can take their id while it is kept;
+    those of one model are kept (at every d), as its samples are."""
+    if id(arrays) not in _ROW_VALUES:
+        if len(_ROW_VALUES) >= 2 * len(DIMENSIONS):  # samples and corners
+            _ROW_VALUES.clear()
+        _ROW_VALUES[id(arrays)] = arrays, {}
+    return _ROW_VALUES[id(arrays)][1]
 
 
 def _row_blocks(arrays: dict, dim: int):
@@ -570,11 +593,15 @@ def _row_blocks(arrays: dict, dim: int):
 
 
 def _where_it_fails_in(sides: list, relation: str, arrays: dict, dim: int,
-                       start: int) -> tuple:
-    """``_where_it_fails`` on the block of rows that begins at row ``start``."""
+                       start: int, known: dict) -> tuple:
+    """``_where_it_fails`` on the block of rows that begins at row ``start``, whose row-level
+    values found so far are ``known`` (and are added to it): one number per row each, where
+    the parts with one per coordinate would take 64 MiB an array at d = 4096."""
     rows = len(next(iter(arrays.values())))
+    seen = dict(known)
     (lhs, lhs_terms), (rhs, rhs_terms) = ((as_samples(v, rows) for v in values_and_sizes(
-        side, arrays, dim)) for side in sides)
+        side, arrays, dim, None, seen)) for side in sides)
+    known.update((key, found) for key, found in seen.items() if key[1] is None)
     terms = np.maximum(lhs_terms, rhs_terms)
     values = np.maximum(np.abs(lhs), np.abs(rhs))
     refuse_unresolved(values, terms)

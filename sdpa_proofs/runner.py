@@ -130,7 +130,7 @@ def check_sealed(sealed: dict, settings: VerifySettings,
         return report
     _describe(report, derivation, models, rules)
     user = sealed.get("user_verdicts", {})
-    claim = _unfolded_claim(derivation)
+    claim = unfolded_claim(derivation)
     for model in models:
         if progress:
             progress(f"{derivation.name} under {model.name}")
@@ -168,7 +168,7 @@ def claims_to_sample(sealed: dict, settings: VerifySettings) -> list[tuple[int, 
         return []
     if not settings.monte_carlo or derivation.distinct:
         return []
-    claim = _unfolded_claim(derivation)
+    claim = unfolded_claim(derivation)
     return [(position, claim, model) for position, model in enumerate(models)]
 
 
@@ -259,7 +259,9 @@ def _lemmas(rules: list, where: dict) -> Iterator[tuple[Lemma, dict]]:
                                cited.where)
 
 
-def _unfolded_claim(derivation: Derivation):
+def unfolded_claim(derivation: Derivation):
+    """The derivation's claim with its abbreviations (p_i for a softmax) written out: what the
+    Monte Carlo check samples."""
     where = derivation.where
     return CLAIMS[derivation.relation](unfold(derivation.claim.lhs, where),
                                        unfold(derivation.claim.rhs, where), evaluate=False)

@@ -287,3 +287,35 @@ def test_models_that_combine_the_same_draws_alike_share_the_vector_and_only_then
     for value in range(50):  # a fresh array each time, freed after the call: ids come back
         got = source.combined([(np.full((8, 4), float(value)), 1.0)], 0.0, (8, 4))
         np.testing.assert_array_equal(got, np.full((8, 4), float(value)))
+
+
+def test_pointwise_claims_that_share_parts_see_what_each_sees_alone():
+    """The pointwise claims of a model share the parts with one number per row (the collision
+    sum, the largest probability): each gets the results it gets checked alone, a wrong one
+    among right ones fails, and another model's draws are no one's parts."""
+    from sympy import Le
+
+    from sdpa_proofs import MaxOver, n, softmax_p
+    from sdpa_proofs.montecarlo import _ROW_VALUES, _corners_at, _draw, check_pointwise
+    from sdpa_proofs.symbols import l as top
+
+    collision = Sum(softmax_p(i) ** 2, (i, 1, n))
+    largest = MaxOver(softmax_p(top), (top, 1, n))
+    claims = [Le(collision, largest), Le(collision, largest ** 2), Le(largest ** 2, collision)]
+    models = [get_model("gaussian-logits"), get_model("uniform-logits")]
+
+    def fresh():
+        _ROW_VALUES.clear()
+        _draw.cache_clear()
+        _corners_at.cache_clear()
+
+    alone = []
+    for model in models:
+        for claim in claims:
+            fresh()
+            alone.append(check_pointwise(claim, model, dims=(64,)))
+    fresh()
+    together = [check_pointwise(claim, model, dims=(64,)) for model in models
+                for claim in claims]
+    assert together == alone
+    assert [r[0].status for r in together] == ["pass", "fail", "pass"] * 2
