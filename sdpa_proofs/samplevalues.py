@@ -175,10 +175,7 @@ def _values_and_sizes(expr: Expr, arrays: dict, dim: int, index, seen: dict) -> 
             for part_value, part_size in parts[1:]:
                 value, size = combine(value, part_value), combine(size, part_size)
         if isinstance(expr, sp.Mul):
-            nonzero = np.True_
-            for part_value, _ in parts:
-                nonzero = nonzero & (np.asarray(part_value) != 0)
-            _no_underflow(value, nonzero, expr)
+            _no_underflow(np.abs(value), lambda: _all_nonzero(parts), expr)
         return value, size
     if isinstance(expr, (Sum, MaxOver)) and len(expr.limits) == 1 \
             and random_coordinates(expr.function) and expr.limits[0][1:] == (1, dim):
@@ -201,28 +198,43 @@ def _values_and_sizes(expr: Expr, arrays: dict, dim: int, index, seen: dict) -> 
     with np.errstate(all="ignore"):  # an overflow is an inf, which refuse_unresolved refuses
         value = at ** as_double(expr.exp) if isinstance(expr, sp.Pow) \
             else ELEMENTWISE[type(expr)](at)
-        moved = _moved(expr, at, value, inner_size * EPSILON)
+        magnitude = np.abs(value)
+        spread = _moved(expr, at, magnitude, inner_size * EPSILON) / EPSILON
     # e^u is never 0, nor u^p for u not 0; log u is 0 at u = 1
-    _no_underflow(value, at != 0 if isinstance(expr, sp.Pow) else isinstance(expr, sp.exp), expr)
-    return value, np.abs(value) + np.where(np.isnan(moved), np.inf, moved / EPSILON)
+    if not isinstance(expr, sp.log):
+        _no_underflow(magnitude, (lambda: at != 0) if isinstance(expr, sp.Pow) else
+                      (lambda: True), expr)
+    unknown = np.isnan(spread)
+    if np.any(unknown):  # a pole where the error reaches: no size bounds the value
+        spread = np.where(unknown, np.inf, spread)
+    return value, np.add(magnitude, spread, out=spread if np.ndim(spread) else None)
 
 
-def _no_underflow(value, nonzero, expr: Expr) -> None:
+def _all_nonzero(parts: list):
+    """Whether every factor's value is not 0, sample by sample."""
+    nonzero = np.True_
+    for part_value, _ in parts:
+        nonzero = nonzero & (np.asarray(part_value) != 0)
+    return nonzero
+
+
+def _no_underflow(magnitude, nonzero, expr: Expr) -> None:
     """A product of numbers that are not 0, a power of one, or an exponential, is not 0, nor
     below the smallest normal double, where digits are lost: e^(-10^14 E[q]^2) is 1, and 0 in
-    doubles (as 0, it is exact to every check that follows)."""
-    tiny = np.abs(value) < np.finfo(float).tiny
-    if np.any(tiny & nonzero):
+    doubles (as 0, it is exact to every check that follows).  ``magnitude`` is the absolute
+    value; ``nonzero()`` says where it should not be 0, asked only where it is that small."""
+    tiny = magnitude < np.finfo(float).tiny
+    if np.any(tiny) and np.any(tiny & nonzero()):
         raise UnsupportedForSampling(f"{expr} falls below double precision (underflow)")
 
 
-def _moved(expr: Expr, at: np.ndarray, value: np.ndarray, error: np.ndarray) -> np.ndarray:
-    """How far exp, log or a power of u moves when u = ``at`` (where it has ``value``) moves
-    by ``error``: the slope at the far end of the error times it (e^(u + e) <= e^u e^max(e),
-    1/u at the end nearer 0 for log and negative powers, a pole if that end reaches 0), and
-    for a root u^p, 0 < p < 1, at most error^p."""
+def _moved(expr: Expr, at: np.ndarray, magnitude: np.ndarray, error: np.ndarray) -> np.ndarray:
+    """How far exp, log or a power of u moves when u = ``at`` (where its value has absolute
+    value ``magnitude``) moves by ``error``: the slope at the far end of the error times it
+    (e^(u + e) <= e^u e^max(e), 1/u at the end nearer 0 for log and negative powers, a pole if
+    that end reaches 0), and for a root u^p, 0 < p < 1, at most error^p."""
     if isinstance(expr, sp.exp):
-        return np.abs(value) * error * np.exp(np.max(error, initial=0.0))
+        return magnitude * error * np.exp(np.max(error, initial=0.0))
     at = np.abs(at)
     far, near = at + error, at - error
     if isinstance(expr, sp.log):

@@ -37,3 +37,21 @@ def test_a_part_inside_a_sum_and_beside_it_is_taken_in_the_shape_of_each_place()
     by_hand = first * LOGITS.sum(axis=1) + first + np.exp(first)
     assert values.shape == (ROWS,)
     np.testing.assert_allclose(values, by_hand, rtol=1e-13)
+
+
+def test_what_underflows_is_refused_and_an_exact_zero_is_not():
+    """A product of factors that are not 0, a power of a number that is not 0 and an
+    exponential cannot be 0: where doubles make them 0 (or subnormal) they are refused; a
+    factor or base that is exactly 0 makes an exact 0."""
+    import pytest
+
+    from sdpa_proofs.samplevalues import UnsupportedForSampling
+
+    tiny = np.array([[1e-200, 1e-200], [0.5, 2.0]])
+    zero = np.array([[0.0, 1e-200], [0.5, 2.0]])
+    for expr in (z[1] * z[2], z[1] ** 3, exp(-(10 ** 6) * (1 + z[2]))):
+        with pytest.raises(UnsupportedForSampling, match="below double precision"):
+            values_and_sizes(expr, {z: tiny}, 2)
+    for expr in (z[1] * z[2], z[1] ** 3):
+        values, _ = values_and_sizes(expr, {z: zero}, 2)
+        assert values[0] == 0
