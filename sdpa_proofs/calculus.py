@@ -86,8 +86,10 @@ def _everywhere(condition, dimension: Expr, ranges: dict) -> bool:
     """Whether the condition holds for every value of its indices in their ranges.  Proved
     only for a conjunction of linear (in)equalities in the indices: the set where it holds is
     convex, so it contains the box of ranges when it contains every corner of the box."""
-    condition = sp.simplify_logic(condition) if condition not in (sp.true, sp.false) \
-        else condition
+    # the logic only: simplifying each relation as well (deep) sent SymPy's equals, and its
+    # nsimplify and PSLQ, after every bound of an index; the corners below decide them
+    if condition not in (sp.true, sp.false):
+        condition = sp.simplify_logic(condition, deep=False)
     if condition in (sp.true, sp.false):
         return bool(condition)
     relations = condition.args if isinstance(condition, sp.And) else (condition,)
