@@ -338,7 +338,7 @@ def built_as_written(written: Expr, kept: tuple = ()) -> Expr:
         if id(node) not in built:
             args = [build(a) for a in node.args]
             try:
-                made = node.func(*args)
+                made = node.func(*_not_exceeded(node.func, args))
             except Exception as error:  # noqa: BLE001 - SymPy failing on it says nothing
                 raise MisjudgedNumber(node) from error
             if node in numbers and not _made_as_proven(node.func, args, made):
@@ -346,6 +346,25 @@ def built_as_written(written: Expr, kept: tuple = ()) -> Expr:
             built[id(node)] = made
         return built[id(node)]
     return build(written)
+
+
+def _not_exceeded(func, args: list) -> list:
+    """The arguments of a maximum (minimum) of numbers that no other is proven larger
+    (smaller) than, by enclosures; all of them otherwise, or where one has none.  SymPy
+    compares a maximum's arguments pairwise by evalf: the 65 corner values of an entropy floor
+    at n = 64 took 0.55 s to write out, 0.37 s given only these.  What SymPy makes of them is
+    checked against all the arguments (``_decided_as_proven``)."""
+    if func not in (sp.Max, sp.Min) or not all(a.is_number for a in args):
+        return args
+    try:
+        boxes = [enclosure(a, PRECISIONS[0]) for a in args]
+    except NoEnclosure:
+        return args
+    if func is sp.Max:
+        floor = max(box.a for box in boxes)
+        return [a for a, box in zip(args, boxes) if box.b >= floor]
+    ceiling = min(box.b for box in boxes)
+    return [a for a, box in zip(args, boxes) if box.a <= ceiling]
 
 
 def _made_as_proven(func, args: list, made) -> bool:

@@ -200,3 +200,22 @@ def test_values_written_in_stand_as_written():
     # a function whose constructor takes no evaluate option is built under SymPy's context
     beta = written_with(sp.betainc_regularized(1, 1, 0, a), {a: sp.sqrt(2) / 4})
     assert beta.args == (1, 1, 0, sp.sqrt(2) / 4) and isinstance(beta, sp.betainc_regularized)
+
+
+@pytest.mark.parametrize("func, pick", [(sp.Max, max), (sp.Min, min)])
+def test_a_maximum_of_many_numbers_is_the_largest_and_near_ties_are_decided_by_proof(func,
+                                                                                   pick):
+    """max and min of log(t + 1) - t/3, t = 0..40 (mpmath at 60 digits picks the winner),
+    beside a value 10^-30 from the winner, which no 64-bit enclosure tells apart: the winner
+    comes out, however many values a proof sets aside before SymPy compares the rest."""
+    from sdpa_proofs.realnumbers import built_as_written
+
+    t = Symbol("t", integer=True, nonnegative=True)
+    values = [(log(t + 1) - t / 3).xreplace({t: Integer(v)}) for v in range(41)]
+    with mpmath.workdps(60):
+        numeric = [mpmath.log(v + 1) - mpmath.mpf(v) / 3 for v in range(41)]
+        winner = values[numeric.index(pick(numeric))]
+    shift = Integer(10) ** -30 if func is sp.Min else -Integer(10) ** -30
+    crowded = values + [winner + shift]
+    made = built_as_written(func(*crowded, evaluate=False), kept=crowded)
+    assert made == winner
