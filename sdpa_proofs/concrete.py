@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from functools import lru_cache
 
 import sympy as sp
 from sympy import Expr, Indexed
@@ -110,12 +111,18 @@ def arbitrary_values(exprs: list[Expr], draw: int = 0) -> dict:
     """Values for the symbols that neither the model nor the indices fix (a shift c in
     softmax(z + c) = softmax(z)): the statement is about every value, so seeded values will
     do, respecting the symbols' assumptions; ``draw`` picks another set of them."""
-    entries = {x for e in exprs for x in e.atoms(Indexed)}
-    labels = {x.base.label for x in entries} | {i for x in entries for i in x.indices}
-    free = sorted({x for e in exprs for x in e.free_symbols
-                   if type(x) is sp.Symbol and x not in labels}, key=str)
+    labels = frozenset().union(*(_symbols_of(e)[0] for e in exprs))
+    free = sorted({x for e in exprs for x in _symbols_of(e)[1] if x not in labels}, key=str)
     rng = random.Random(20261129 + 7919 * draw)
     return {x: random_value(x, rng) for x in free}
+
+
+@lru_cache(maxsize=1024)  # a side is given values at every dimension, point and draw
+def _symbols_of(expr: Expr) -> tuple[frozenset, frozenset]:
+    """The labels and indices of expr's entries (q and i in q_i), and its free symbols."""
+    entries = expr.atoms(Indexed)
+    labels = {x.base.label for x in entries} | {i for x in entries for i in x.indices}
+    return frozenset(labels), frozenset(x for x in expr.free_symbols if type(x) is sp.Symbol)
 
 
 def format_point(where: dict) -> str:

@@ -55,3 +55,25 @@ def test_what_underflows_is_refused_and_an_exact_zero_is_not():
     for expr in (z[1] * z[2], z[1] ** 3):
         values, _ = values_and_sizes(expr, {z: zero}, 2)
         assert values[0] == 0
+
+
+def test_arbitrary_values_go_to_the_symbols_nothing_fixes_each_as_its_assumptions_allow():
+    """In softmax(z + c) = softmax(z), c is free: it gets a value, z and the index i do not;
+    a symbol that is the label of an entry on one side is fixed on the other too; asked again
+    with the same names under other assumptions, each symbol gets a value its own allow."""
+    from sympy import Symbol
+
+    from sdpa_proofs import i
+    from sdpa_proofs.concrete import arbitrary_values
+
+    c = Symbol("c", real=True)
+    shifted = exp(z[i] + c) / Sum(exp(z[m] + c), (m, 1, 4))
+    values = arbitrary_values([shifted, exp(z[i]) / Sum(exp(z[m]), (m, 1, 4))])
+    assert set(values) == {c}
+    label = Symbol("z", real=True)
+    assert set(arbitrary_values([z[1] + c, label * c])) == {c}
+    for assumptions in ({"positive": True}, {"negative": True}, {"integer": True,
+                                                                 "even": True}):
+        other = Symbol("c", **assumptions)
+        value = arbitrary_values([shifted.xreplace({c: other})])[other]
+        assert all(getattr(value, f"is_{fact}") for fact in assumptions)
