@@ -137,7 +137,8 @@ def _add_chunk(plans: list[_Plan], model: Model, source: _Draws, rows: int, dim:
         for plan in plans:
             plan.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
         return
-    computed: dict = {}  # claims under one model share their moments' arguments (S, S^2)
+    computed: dict = {}  # claims under one model share their moments' arguments and their
+    # parts (S in S, S/d, S^2): vector_values' memo, and which arguments are weighed
     for plan in plans:
         plan.add(dim, arrays, where, computed)
 
@@ -297,11 +298,9 @@ class _Plan:
                         # the first chunk shows what rounding does
                         value, size = values_and_sizes(x, arrays, dim)
                         refuse_unresolved(value, size)
-                        computed.setdefault(x, value)
+                        computed.setdefault((x, None), value)
                         computed["resolved", x] = True
-                    elif x not in computed:
-                        computed[x] = vector_values(x, arrays, dim)
-                    column[rows] = computed[x]
+                    column[rows] = vector_values(x, arrays, dim, None, computed)
             self.sized.add(dim)
         except UnsupportedForSampling as error:
             self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
@@ -451,9 +450,7 @@ class _LimitPlan(_Plan):
         try:
             if not rows.start:
                 refuse_unresolved(*values_and_sizes(body, arrays, dim))
-            if body not in computed:
-                computed[body] = vector_values(body, arrays, dim)
-            samples[rows] = computed[body]
+            samples[rows] = vector_values(body, arrays, dim, None, computed)
         except UnsupportedForSampling as error:
             self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
 

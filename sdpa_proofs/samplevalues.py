@@ -20,9 +20,18 @@ class UnsupportedForSampling(ValueError):
 ELEMENTWISE = {sp.exp: np.exp, sp.log: np.log}
 
 
-def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
+def vector_values(expr: Expr, arrays: dict, dim: int, index=None, seen: dict | None = None):
     """Samples of a random expression as a NumPy array; inside the (single, unnested) sum over
-    ``index`` the arrays carry a trailing axis of length ``dim`` that the sum then adds up."""
+    ``index`` the arrays carry a trailing axis of length ``dim`` that the sum then adds up.
+    A part found before on these arrays is taken from ``seen`` (keyed by the part and the
+    index it is read along; never changed): S in S, S/d and S^2 is summed once."""
+    seen = {} if seen is None else seen
+    if (expr, index) not in seen:
+        seen[expr, index] = _vector_values(expr, arrays, dim, index, seen)
+    return seen[expr, index]
+
+
+def _vector_values(expr: Expr, arrays: dict, dim: int, index, seen: dict):
     if index is not None and expr == index:  # the index as a number, as in sum_i i q_i
         return np.arange(1, dim + 1, dtype=float)
     if isinstance(expr, MOMENT_FUNCTIONS):  # a number, but not one a sample can give
@@ -37,7 +46,7 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
         raise UnsupportedForSampling(f"free index in {expr}")
     if isinstance(expr, (Sum, MaxOver)):
         if index is not None and not expr.has(index):  # e.g. a softmax normaliser in a sum
-            return np.asarray(vector_values(expr, arrays, dim))[..., None]
+            return np.asarray(vector_values(expr, arrays, dim, None, seen))[..., None]
         if index is not None or len(expr.limits) != 1:
             raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
         (bound, lower, upper), = expr.limits
@@ -47,17 +56,17 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
             raise UnsupportedForSampling(f"sum limits of {expr}")
         if isinstance(expr, Sum) and isinstance(expr.function, sp.Mul) \
                 and len(expr.function.args) == 2:
-            a, b = (vector_values(f, arrays, dim, bound) for f in expr.function.args)
+            a, b = (vector_values(f, arrays, dim, bound, seen) for f in expr.function.args)
             if all(np.ndim(x) == 2 and np.shape(x)[1] == dim for x in (a, b)):
                 return np.einsum("ij,ij->i", a, b)  # sum_i a_i b_i in one pass
             values = a * b
         else:
-            values = vector_values(expr.function, arrays, dim, bound)
+            values = vector_values(expr.function, arrays, dim, bound, seen)
         if isinstance(expr, MaxOver):
             return values if np.ndim(values) == 0 else values.max(axis=-1)
         return _summed(values, dim)
     if isinstance(expr, (sp.Add, sp.Mul)):
-        parts = [vector_values(a, arrays, dim, index) for a in expr.args]
+        parts = [vector_values(a, arrays, dim, index, seen) for a in expr.args]
         result = parts[0]
         for part in parts[1:]:
             result = result + part if isinstance(expr, sp.Add) else result * part
@@ -65,9 +74,10 @@ def vector_values(expr: Expr, arrays: dict, dim: int, index=None):
     if isinstance(expr, sp.Pow):
         if not expr.exp.is_number:
             raise UnsupportedForSampling(f"a random exponent: {expr}")
-        return vector_values(expr.base, arrays, dim, index) ** as_double(expr.exp)
+        return vector_values(expr.base, arrays, dim, index, seen) ** as_double(expr.exp)
     if isinstance(expr, tuple(ELEMENTWISE)):
-        return ELEMENTWISE[type(expr)](vector_values(expr.args[0], arrays, dim, index))
+        return ELEMENTWISE[type(expr)](vector_values(expr.args[0], arrays, dim, index,
+                                                                  seen))
     if isinstance(expr, sp.Symbol) and expr in arrays:  # a bound index, a moment's estimates
         return arrays[expr]
     if expr.is_number:

@@ -77,3 +77,21 @@ def test_arbitrary_values_go_to_the_symbols_nothing_fixes_each_as_its_assumption
         other = Symbol("c", **assumptions)
         value = arbitrary_values([shifted.xreplace({c: other})])[other]
         assert all(getattr(value, f"is_{fact}") for fact in assumptions)
+
+
+def test_parts_kept_across_expressions_on_the_same_arrays_are_what_each_computes_alone():
+    """Claims under one model share a chunk's parts: S in S, S / d and S^2, z_1 read along
+    an index and beside a sum; each value is the one computed afresh (NumPy by hand)."""
+    from sdpa_proofs.samplevalues import vector_values
+
+    dot = Sum(z[m] * exp(z[m]), (m, 1, n))
+    exprs = [dot, dot / n, dot ** 2, Sum(z[1] * z[m], (m, 1, n)) + z[1], z[1]]
+    by_hand = (LOGITS * np.exp(LOGITS)).sum(axis=1)
+    first = LOGITS[:, 0]
+    expected = [by_hand, by_hand / DIM, by_hand ** 2, first * LOGITS.sum(axis=1) + first, first]
+    seen: dict = {}
+    for expr, truth in zip(exprs, expected):
+        shared = vector_values(at_dim(expr), {z: LOGITS}, DIM, None, seen)
+        alone = vector_values(at_dim(expr), {z: LOGITS}, DIM)
+        np.testing.assert_array_equal(shared, alone)
+        np.testing.assert_allclose(shared, truth, rtol=1e-12)
