@@ -316,29 +316,29 @@ class LatentLinearModel(Model):
         a shift: E[g(L) e^(t L)] = e^(t^2/2) E[g(L + t)] (completing the square)."""
         # Dummies: a parameter of the user's named like a latent must stay a parameter
         shared = {n: sp.Dummy(n) for n, lat in self._latent.items() if lat.shared}
-        product_, exponent = sp.S.One, sp.S.Zero
+        factors, exponent = [], sp.S.Zero
         families = {shared[n]: self._latent[n].family for n in shared}
         for b, (block, tilt) in enumerate(zip(blocks, tilts)):
             local = {n: sp.Dummy(f"{n}_{b}") for n, lat in self._latent.items()
                      if not lat.shared}
             families.update({local[n]: self._latent[n].family for n in local})
             values = {**shared, **local}
-            for vector, power in block.items():
-                product_ *= self._in_latents(vector, values) ** power
+            factors += [(self._in_latents(vector, values), power)
+                        for vector, power in block.items()]
             for vector, t in tilt.items():
                 exponent += t * self._in_latents(vector, values)
         if exponent != 0:
-            product_, scale = self._tilt(product_, sp.expand(exponent), families)
-            return sp.expand(scale * self._moment_of(product_, families))
-        return self._moment_of(product_, families)
+            factors, scale = self._tilt(factors, sp.expand(exponent), families)
+            return sp.expand(scale * self._moment_of(factors, families))
+        return self._moment_of(factors, families)
 
     def _in_latents(self, vector, values: dict) -> Expr:
         """A coordinate of ``vector`` written in the latent symbols ``values``."""
         return self.means.get(vector, 0) + sp.Add(
             *(c * values[n] for n, c in self.loadings[vector].items()))
 
-    def _tilt(self, product_: Expr, exponent: Expr, families: dict) -> tuple[Expr, Expr]:
-        """(the polynomial with each tilted latent shifted, the factor e^(c + sum t^2/2))."""
+    def _tilt(self, factors: list[tuple], exponent: Expr, families: dict) -> tuple[list, Expr]:
+        """(the factors with each tilted latent shifted, the factor e^(c + sum t^2/2))."""
         shifts = {sym: exponent.coeff(sym) for sym in families if exponent.has(sym)}
         for sym, t in shifts.items():
             if families[sym] is not NORMAL or t.has(*families):
@@ -347,16 +347,23 @@ class LatentLinearModel(Model):
                     f"generating function is known here for Gaussian latents only (this one "
                     f"is {families[sym].name})")
         constant = sp.expand(exponent - sp.Add(*(t * sym for sym, t in shifts.items())))
-        shifted = product_.xreplace({sym: sym + t for sym, t in shifts.items()})
+        shift = {sym: sym + t for sym, t in shifts.items()}
+        shifted = [(factor.xreplace(shift), power) for factor, power in factors]
         return shifted, sp.exp(constant + sp.Add(*(t ** 2 for t in shifts.values())) / 2)
 
-    def _moment_of(self, product_: Expr, families: dict) -> Expr:
-        """E[polynomial in the latents], from the families' moments."""
+    def _moment_of(self, factors: list[tuple], families: dict) -> Expr:
+        """E[prod f^p] over the (f, p) for f polynomial in the latents, from the families'
+        moments: the product multiplied out as a polynomial in the latents, factor by factor
+        (Poly's arithmetic, where reading the expanded product back in took longer than all
+        the rest)."""
         symbols = list(families)
         if not symbols:
-            return sp.expand(product_)
-        total = sp.S.Zero  # Poly multiplies the product out itself, a third of expand's time
-        for exponents, coefficient in sp.Poly(product_, *symbols).terms():
+            return sp.expand(sp.Mul(*(f ** p for f, p in factors)))
+        product_ = sp.Poly(1, *symbols)
+        for factor, power in factors:
+            product_ *= sp.Poly(factor, *symbols) ** power
+        total = sp.S.Zero
+        for exponents, coefficient in product_.terms():
             term = coefficient
             for sym, power in zip(symbols, exponents):
                 term *= families[sym].moment(power, sp.S.One)
