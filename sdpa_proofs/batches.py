@@ -100,18 +100,19 @@ def effective_samples(atom: Expr, values: list[np.ndarray]) -> tuple[float, Expr
     equal weights, near 1 where one draw outweighs the rest (q^20 under a Gaussian), and
     there batch means are not near normal, so their spread is no standard error."""
     first = values[0]
-    if isinstance(atom, E):  # centred: a constant beside q^20 would make the weights even
-        weights = np.abs(first - first.mean())
-    elif isinstance(atom, Cov):
-        weights = np.abs((first - first.mean()) * (values[1] - values[1].mean()))
+    weights = first - first.mean()  # centred: a constant beside q^20 would make them even
+    if isinstance(atom, Cov):
+        weights *= values[1] - values[1].mean()
+    if isinstance(atom, (E, Cov)):
+        np.abs(weights, out=weights)
     else:
-        weights = (first - first.mean()) ** 2
+        np.square(weights, out=weights)
     largest = float(np.max(weights, initial=0.0))
     if not np.isfinite(largest):
         return 0.0, atom  # beyond double precision: no sample counts
     if not largest:
         return float("inf"), atom  # all equal: nothing to be decided by a few
-    weights = weights / largest  # (sum w)^2 of 10^320 overflows; the ratio does not change
+    weights /= largest  # (sum w)^2 of 10^320 overflows; the ratio does not change
     return float(weights.sum()) ** 2 / float(np.dot(weights, weights)), atom
 
 
