@@ -14,5 +14,5 @@ def test_ruff_clean():
     if ruff is None:
         pytest.skip("ruff not installed (pip install -e '.[lint]' brings it)")
     completed = subprocess.run([ruff, "check", "sdpa_proofs", "derivations", "tests",
-                                "benchmarks"], cwd=ROOT, capture_output=True, text=True)
+                                "benchmarks", "docs"], cwd=ROOT, capture_output=True, text=True)
     assert completed.returncode == 0, completed.stdout
