@@ -20,6 +20,7 @@ from rich.text import Text
 
 from . import __version__
 from .budget import DEFAULT_BUDGET
+from .options import allowance, digits
 
 # The engine (SymPy, mpmath, NumPy) is imported by the command that needs it, not here, so
 # that --help and argument errors answer at once.
@@ -36,27 +37,6 @@ def progress_line(errors: Console) -> Iterator[Callable[[str], None]]:
                   console=errors, transient=True, disable=not errors.is_terminal) as progress:
         task = progress.add_task("starting")
         yield lambda what: progress.update(task, description=what)
-
-
-def _digits(value: str) -> int:
-    try:
-        digits = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if not 1 <= digits <= 500:
-        raise argparse.ArgumentTypeError("digits must be between 1 and 500")
-    return digits
-
-
-def _allowance(value: str) -> float | None:
-    """A budget of seconds or a cap of GiB: a non-negative number; 0 is none."""
-    try:
-        amount = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not amount >= 0 or amount == float("inf"):
-        raise argparse.ArgumentTypeError(f"{value!r}: give a finite number, at least 0")
-    return amount or None
 
 
 def _jobs(value: str) -> int:
@@ -124,13 +104,13 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("paths", nargs="*", metavar="PATH",
                         help=PATHS_HELP)
     verify.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
-    verify.add_argument("--digits", type=_digits, default=30,
+    verify.add_argument("--digits", type=digits, default=30,
                         help="significant digits the numerical check requires (default 30)")
     verify.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
                         help="check under this model instead of the derivation's own (repeatable)")
     verify.add_argument("--no-monte-carlo", action="store_true", help="skip the Monte Carlo check")
     verify.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
-    verify.add_argument("--budget", type=_allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
+    verify.add_argument("--budget", type=allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=f"time budget of each check (default {DEFAULT_BUDGET:g}; 0: none); "
                              "a check that runs out is undecided")
     verify.add_argument("--allow-undecided", action="store_true",
@@ -140,7 +120,7 @@ def parser() -> argparse.ArgumentParser:
                              "lemmas")
     verify.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                         help="worker processes (default: one per core)")
-    verify.add_argument("--memory", type=_allowance, default=8.0, metavar="GIB",
+    verify.add_argument("--memory", type=allowance, default=8.0, metavar="GIB",
                         help="memory cap of each worker in GiB (default 8; 0: none); a check "
                              "that runs out is undecided")
     verify.add_argument("--debug", action="store_true",
@@ -176,7 +156,7 @@ def parser() -> argparse.ArgumentParser:
                           "in a Python file (default independent-normal)")
     ask.add_argument("--d", type=int, metavar="D", help="also the value at this dimension, at "
                      "the model's first parameter point")
-    ask.add_argument("--digits", type=int, default=30, metavar="N",
+    ask.add_argument("--digits", type=digits, default=30, metavar="N",
                      help="significant digits of that value (default 30)")
     ask.add_argument("--monte-carlo", action="store_true",
                      help="also a Monte Carlo estimate at --d, with its 95%% interval")
@@ -190,7 +170,7 @@ def parser() -> argparse.ArgumentParser:
     mutate.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
                         help="check the mutants under this model instead of each derivation's "
                              "first (repeatable)")
-    mutate.add_argument("--budget", type=_allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
+    mutate.add_argument("--budget", type=allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
                         help=f"time budget of each check (default {DEFAULT_BUDGET:g}; 0: none)")
 
     report = commands.add_parser("report", help="check the derivations and write them as one "
@@ -387,8 +367,8 @@ def _moment(args, console: Console, errors: Console) -> int:
     from .questions import moment
     from .report import write_atomically
 
-    if (args.d is not None and args.d < 1) or args.digits < 1:
-        errors.print("error: --d and --digits take positive integers", style="red")
+    if args.d is not None and args.d < 1:
+        errors.print("error: --d takes a positive integer", style="red")
         return 2
     if args.monte_carlo and args.d is None:
         errors.print("error: --monte-carlo needs --d (the dimension to sample at)", style="red")

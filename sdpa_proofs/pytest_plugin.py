@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from .budget import DEFAULT_BUDGET
+from .options import allowance, digits
+
 # The engine (SymPy, mpmath, NumPy) is imported only when the plugin is switched on, so that
 # it costs an unrelated pytest run nothing.
 
@@ -25,14 +28,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("sdpa-proofs", "checking derivation files")
     group.addoption("--sdpa", action="store_true",
                     help="collect derivation files (.py files calling Derivation(...)) as tests")
-    group.addoption("--sdpa-digits", type=int, default=30,
+    group.addoption("--sdpa-digits", type=digits, default=30,
                     help="significant digits the numerical check requires (default 30)")
     group.addoption("--sdpa-model", action="append", default=None, metavar="NAME",
                     help="check under this model instead of the derivation's own (repeatable)")
     group.addoption("--sdpa-no-monte-carlo", action="store_true",
                     help="skip the Monte Carlo check of the claims")
-    group.addoption("--sdpa-budget", type=float, default=None, metavar="SECONDS",
-                    help="time budget of each symbolic and numerical check")
+    group.addoption("--sdpa-budget", type=allowance, default=DEFAULT_BUDGET, metavar="SECONDS",
+                    help=f"time budget of each check (default {DEFAULT_BUDGET:g}; 0: none); a "
+                         "check that runs out is undecided")
     group.addoption("--sdpa-allow-undecided", action="store_true",
                     help="let steps that stay undecided pass")
     group.addoption("--sdpa-strict", action="store_true",
@@ -87,9 +91,7 @@ def settings_from(config: pytest.Config):
                               models=config.getoption("sdpa_model"),
                               monte_carlo=not config.getoption("sdpa_no_monte_carlo"),
                               strict=config.getoption("sdpa_strict"))
-    budget = config.getoption("sdpa_budget")
-    if budget is not None:
-        settings.budget = budget
+    settings.budget = config.getoption("sdpa_budget")
     settings.allow_undecided = config.getoption("sdpa_allow_undecided")
     return settings
 

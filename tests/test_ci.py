@@ -12,6 +12,7 @@ from sources import GOOD, WRONG_STEP, write
 from sdpa_proofs.cli import main
 from sdpa_proofs.isolation import load_paths
 from sdpa_proofs.mutation import run_mutation
+from sdpa_proofs.options import allowance
 
 ROOT = Path(__file__).resolve().parent.parent
 WRONG = WRONG_STEP.replace('too_big = ', 'wrong = ')
@@ -60,6 +61,39 @@ def test_pytest_collects_derivation_files_and_shows_counterexamples(tmp_path):
     assert {"good", "wrong", "broken"} <= names
     properties = [p.get("name") for p in suite.iter("property")]
     assert "independent-normal step 1 (linearity)" in properties
+
+
+@pytest.mark.parametrize("option, why", [("--sdpa-digits=-20", "digits must be between 1"),
+                                         ("--sdpa-digits=0", "digits must be between 1"),
+                                         ("--sdpa-budget=nan", "give a finite number")])
+def test_the_plugin_refuses_the_values_the_command_line_refuses(tmp_path, option, why):
+    """A digit count the CLI refuses made every step of a true derivation fail its numeric
+    check under the plugin (review round 61): it is a usage error there too, before any check."""
+    write(tmp_path, "good.py", GOOD)
+    completed = pytest_run(str(tmp_path), "--sdpa", "--sdpa-no-monte-carlo", option,
+                           cwd=tmp_path)
+    assert completed.returncode == 4, completed.stdout[-2000:]  # pytest's usage error
+    assert why in completed.stderr and option.split("=")[0] in completed.stderr
+    flag, value = option.removeprefix("--sdpa-").split("=")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["verify", str(tmp_path), f"--{flag}", value])
+    assert exit_info.value.code == 2
+
+
+def test_the_plugin_reads_a_budget_of_0_as_none_like_the_command_line():
+    from sdpa_proofs.pytest_plugin import settings_from
+
+    class Config:
+        def __init__(self, **given):
+            self.given = given
+
+        def getoption(self, name):
+            defaults = {"sdpa_digits": 30, "sdpa_model": None, "sdpa_no_monte_carlo": True,
+                        "sdpa_strict": False, "sdpa_allow_undecided": False}
+            return {**defaults, **self.given}[name]
+
+    assert settings_from(Config(sdpa_budget=allowance("0"))).budget is None
+    assert settings_from(Config(sdpa_budget=allowance("2.5"))).budget == 2.5
 
 
 @pytest.mark.slow
