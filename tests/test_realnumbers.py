@@ -219,3 +219,29 @@ def test_a_maximum_of_many_numbers_is_the_largest_and_near_ties_are_decided_by_p
     crowded = values + [winner + shift]
     made = built_as_written(func(*crowded, evaluate=False), kept=crowded)
     assert made == winner
+
+
+CLOSE_BELOW = Rational(2, 10**40) - Rational(1, 10**80)
+
+
+@pytest.mark.parametrize("build", [
+    lambda d: sp.Max(log(1 + d / Integer(10) ** 40), CLOSE_BELOW),
+    lambda d: sp.Min(log(1 + d / Integer(10) ** 40), CLOSE_BELOW),
+    lambda d: sp.Min(CLOSE_BELOW, log(1 + d / Integer(10) ** 40), Rational(5, 10**40)),
+    lambda d: sp.Max(CLOSE_BELOW, log(1 + d / Integer(10) ** 40),
+                     log(1 + (d - 1) / Integer(10) ** 40) + Integer(10) ** -40),
+])
+def test_a_maximum_that_sympy_orders_wrongly_is_decided_by_proven_signs(build):
+    """log(1 + 3 10^-40) against 2 10^-40 - 10^-80: 64-bit enclosures do not set either
+    aside, and SymPy's evalf picks the wrong one, which was refused, leaving the step
+    undecided (review round 61).  The proven signs at more bits decide it: the value is the
+    reference's extreme (log1p at 400 digits), never an argument a proof shows beaten."""
+    from sdpa_proofs.realnumbers import put_in
+
+    d = Symbol("d", positive=True, integer=True)
+    for at in (2, 3, 4):
+        made = put_in(build(d), {d: at})
+        pick = max if isinstance(build(d), sp.Max) else min
+        arguments = [reference(a.xreplace({d: at})) for a in build(d).args]
+        with mpmath.workdps(400):
+            assert abs(reference(made) - pick(arguments)) < mpmath.mpf(10) ** -300
