@@ -27,6 +27,7 @@ from .expressions import (
     rebind,
     symmetric_order,
 )
+from .limits import Lim
 from .realnumbers import misjudged_number, numbers_as_unknowns, proven_sign, written_with
 from .text import show
 
@@ -182,7 +183,11 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3,
     """True: equal by algebra alone.  False: a point where they differ exists (atoms taken as
     independent unknowns).  None: neither could be shown.  The numbers take part as unknowns
     of their proven signs (``without_numbers``; ``numbers`` maps unknowns already put in to
-    their numbers), and their values only where a difference is probed."""
+    their numbers), and their values only where a difference is probed.  Never True where
+    one side has a part with no value at some admissible integer that the other lacks
+    (``unshared_pole``): d! is not 120 binomial(d, 5) (d - 5)! at d = 3."""
+    if unshared_pole(a, b):
+        return None
     (a, b), numbers = without_numbers(a, b, known=numbers)
     difference = sp.expand(canonical(a) - canonical(b))
     if difference == 0:
@@ -226,6 +231,78 @@ def misjudged_by_sympy(*exprs: Expr) -> str | None:
 
 
 _SIGN_NAMES = {1: "positive", -1: "negative", 0: "zero", None: "unknown"}
+
+
+def unshared_pole(a: Expr, b: Expr) -> str | None:
+    """Why SymPy's algebra cannot show a = b for every admissible value of the symbols: a part
+    of one side, not of the other, that has no value at some integers its symbols may take
+    (``pole_at_integers``).  SymPy's cancel and its identities of the gamma function hold
+    only where both sides are defined: simplify takes 120 binomial(d, 5) (d - 5)! to d!,
+    which is no value at d = 1..4, and (d^2 - 25)/(d - 5) to d + 5, none at d = 5 (review
+    round 62).  None if there is none."""
+    only = pole_at_integers(a) ^ pole_at_integers(b)
+    if not only:
+        return None
+    part = min(only, key=sp.default_sort_key)
+    return (f"{show(part)} has no value at some admissible value of "
+            f"{', '.join(sorted(map(str, part.free_symbols)))}, and the other side has no such "
+            "part: SymPy's algebra shows identities only where both sides are defined")
+
+
+def pole_at_integers(expr: Expr) -> set[Expr]:
+    """The parts of expr, outside any limit, that may have no (real) value at an admissible
+    value of the integers they depend on (the dimension, a count, an index, and nothing
+    else), as SymPy's cancel and gamma identities meet them: a negative power of a polynomial
+    that may be 0, a fractional power of one that may be negative, a logarithm of one that
+    may not be positive, a factorial of one that may be negative.  A sum's index runs from
+    its lower bound up, or from its upper bound down: a part defined either way is defined
+    over the sum.  Parts of coordinates, moments or real parameters are left to the checks
+    that integrate and sample them."""
+    found: set[Expr] = set()
+
+    def visit(node: Expr, ends: tuple[dict, dict]) -> None:
+        if isinstance(node, Lim):
+            return
+        if all(_undefined_at_some_integer(node.xreplace(end)) for end in ends):
+            found.add(node)
+        if isinstance(node, Sum):
+            for _, lower, upper in node.limits:
+                visit(lower, ends)
+                visit(upper, ends)
+            ends = _from_either_end(node.limits, ends)
+            node = node.function
+            visit(node, ends)
+            return
+        for arg in node.args:
+            visit(arg, ends)
+    visit(expr, ({}, {}))
+    return found
+
+
+def _from_either_end(limits, ends: tuple[dict, dict]) -> tuple[dict, dict]:
+    """Each index of a sum as its lower bound plus, or its upper bound minus, a count >= 0."""
+    below, above = dict(ends[0]), dict(ends[1])
+    for index, lower, upper in limits:
+        count = sp.Dummy("t", integer=True, nonnegative=True)
+        below[index] = lower.xreplace(below) + count
+        above[index] = upper.xreplace(above) - count
+    return below, above
+
+
+def _undefined_at_some_integer(node: Expr) -> bool:
+    if isinstance(node, sp.Pow):
+        inner = node.base
+        fails = (node.exp.is_nonnegative is not True and inner.is_zero is not False) \
+            or (node.exp.is_integer is not True and inner.is_nonnegative is not True)
+    elif isinstance(node, sp.log):
+        inner, fails = node.args[0], node.args[0].is_positive is not True
+    elif isinstance(node, sp.factorial):
+        inner, fails = node.args[0], node.args[0].is_nonnegative is not True
+    else:
+        return False
+    symbols = inner.free_symbols  # a coordinate or a moment brings a symbol that is no integer
+    return fails and bool(symbols) and all(s.is_integer for s in symbols) \
+        and inner.is_polynomial(*symbols)
 
 
 def simplifies_to_zero(expr: Expr) -> bool:

@@ -18,6 +18,7 @@ from .algebra import (
     readable,
     sign_at,
     simplifies_to_zero,
+    unshared_pole,
     without_numbers,
 )
 from .calculus import calculus_normal_form
@@ -57,9 +58,9 @@ def exact_check(before: Expr, after: Expr, model: Model,
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
-    misjudged = misjudged_by_sympy(before, after, *model.constants)
-    if misjudged:
-        return Verdict(UNDECIDED, f"exact engine: {misjudged}")
+    why = misjudged_by_sympy(before, after, *model.constants) or unshared_pole(before, after)
+    if why:
+        return Verdict(UNDECIDED, f"exact engine: {why}")
     (before, after), numbers, model = without_numbers_in_step(model, before, after)
     try:
         return _exact_check(before, after, model, distinct, relation, numbers)

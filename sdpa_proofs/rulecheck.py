@@ -7,7 +7,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Expr
 
-from .algebra import algebraically_equal, misjudged_by_sympy
+from .algebra import algebraically_equal, misjudged_by_sympy, unshared_pole
 from .bounds import bound_check
 from .errors import UnsupportedExpression
 from .models import Model, without_numbers_in_step
@@ -25,9 +25,9 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     from one side to the other (see :mod:`sdpa_proofs.bounds`)?"""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
-    misjudged = misjudged_by_sympy(before, after, *model.constants)
-    if misjudged:
-        return Verdict(UNDECIDED, misjudged)
+    why = misjudged_by_sympy(before, after, *model.constants) or unshared_pole(before, after)
+    if why:
+        return Verdict(UNDECIDED, why)
     (before, after), numbers, model = without_numbers_in_step(model, before, after)
     try:
         return _rule_check(before, after, rules, model, distinct, relation, numbers)

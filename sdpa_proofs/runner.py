@@ -16,7 +16,7 @@ from functools import partial
 
 import sympy as sp
 
-from .algebra import algebraically_equal
+from .algebra import algebraically_equal, unshared_pole
 from .budget import DEFAULT_BUDGET, within_budget
 from .citations import Cite
 from .derivation import Derivation
@@ -353,5 +353,7 @@ def _conclusion(derivation: Derivation, claim) -> Verdict:
     if equal:
         return Verdict(PASS)
     status = UNDECIDED if equal is None else FAIL
+    why = unshared_pole(last, claim.rhs)
     return Verdict(status, f"the chain ends at {show(derivation.steps[-1].expr)}, but the claim's "
-                           f"right-hand side is {show(derivation.claim.rhs)}")
+                           f"right-hand side is {show(derivation.claim.rhs)}"
+                           + (f" ({why})" if why else ""))

@@ -4,7 +4,7 @@
 from pathlib import Path
 
 import pytest
-from sympy import Eq, Sum, sqrt
+from sympy import Eq, Rational, Sum, binomial, factorial, log, sqrt
 
 from sdpa_proofs import (
     Derivation,
@@ -253,3 +253,67 @@ def test_an_abbreviation_named_like_a_bound_index_is_refused():
                                 where={t: meaning}, steps=[Step(d * sigma_q ** 2, "algebra")])
         with pytest.raises(BadInput, match="t is an index that a sum or maximum binds"):
             validate(derivation, [get_model("independent-normal")])
+
+
+# 120 binomial(d, 5) (d - 5)! is d! only from d = 5 on: below, (d - 5)! has no value, and
+# SymPy's simplify takes the difference to 0 all the same (its gamma identities ignore the
+# poles); (d^2 - 25)/(d - 5) is d + 5 but at d = 5 (cancel).  Hostile review, round 62.
+FACTORIAL_POLE = 120 * binomial(d, 5) * factorial(d - 5)
+REMOVABLE_POLE = (d**2 - 25) / (d - 5)
+
+
+@pytest.mark.parametrize("lhs, rhs", [(FACTORIAL_POLE, factorial(d)), (REMOVABLE_POLE, d + 5)])
+def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, rhs):
+    """Neither the rule check nor the exact engine proves it (each names the part that has no
+    value); the derivation is not verified."""
+    derivation = Derivation(claim=Eq(lhs, rhs), steps=[Step(rhs, "algebra")],
+                            models=["independent-normal"], name="pole")
+    report = verify_derivation(derivation, FAST)
+    assert report.status != "verified"
+    (step,) = report.models[0].steps
+    for verdict in (step.rule_check, step.exact_check):
+        assert verdict.status == "undecided" and "has no value at some admissible value of d" \
+            in verdict.reason
+
+
+def test_a_claim_whose_right_side_has_no_value_somewhere_is_not_reached_by_algebra():
+    """d! = d (d - 1)! is proven; that it is 120 binomial(d, 5) (d - 5)! is not: the chain's
+    end is compared with the claim as every step is (it had verified the false claim)."""
+    derivation = Derivation(claim=Eq(factorial(d), FACTORIAL_POLE),
+                            steps=[Step(d * factorial(d - 1), "algebra")],
+                            models=["independent-normal"], name="pole")
+    report = verify_derivation(derivation, FAST)
+    assert report.status != "verified"
+    assert report.models[0].conclusion.status == "undecided"
+    assert "factorial(d - 5) has no value" in report.models[0].conclusion.reason
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    (d * factorial(d - 1), factorial(d)),  # (d - 1)! has a value at every d >= 1
+    (binomial(d, 5) * 120, d * (d - 1) * (d - 2) * (d - 3) * (d - 4)),  # 0 = 0 below d = 5
+    (2 * REMOVABLE_POLE, (2 * d**2 - 50) / (d - 5)),  # the same pole on both sides
+])
+def test_identities_defined_wherever_their_other_side_is_are_still_proven(lhs, rhs):
+    derivation = Derivation(claim=Eq(lhs, rhs), steps=[Step(rhs, "algebra")],
+                            models=["independent-normal"], name="defined")
+    (step,) = verify_derivation(derivation, FAST).models[0].steps
+    assert step.rule_check.status == step.exact_check.status == "pass"
+
+
+def test_the_parts_without_a_value_at_some_integer_are_those_of_the_integers_alone():
+    """Each part below has no value at a d or n >= 1 named beside it, or a value at every one;
+    parts of coordinates, moments, real parameters or inside a limit are the other checks'."""
+    from sdpa_proofs import Lim, n, sigma_q, z
+    from sdpa_proofs.algebra import pole_at_integers
+
+    no_value = {1 / (d - 5): "d = 5", sqrt(d - 5): "d = 1", log(d - 1): "d = 1",
+                factorial(d - 5): "d = 1", (n - 2) ** Rational(-3, 2): "n = 2",
+                1 / (i - 2): "i = 2 in a sum from 1", 1 / (d - i): "i = d in a sum up to d"}
+    for part, where in no_value.items():
+        assert pole_at_integers(Sum(part, (i, 1, d)) + 1) == {part}, where
+    defined = [1 / d, sqrt(d), log(n), factorial(d - 1), binomial(d, 5), (d - 5) ** 2,
+               1 / z[1], log(z[1] ** 2), 1 / E(q[1]), 1 / (sigma_q - 1), Lim(1 / log(n), n),
+               Sum(1 / (i - 1), (i, 2, d)), Sum(1 / (d - i), (i, 1, d - 1)),
+               Sum(factorial(d - i), (i, 1, d))]
+    for part in defined:
+        assert pole_at_integers(part) == set(), part
