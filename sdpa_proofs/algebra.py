@@ -263,7 +263,7 @@ def pole_at_integers(expr: Expr) -> set[Expr]:
     def visit(node: Expr, ends: tuple[dict, dict]) -> None:
         if isinstance(node, Lim):
             return
-        if all(_undefined_at_some_integer(node.xreplace(end)) for end in ends):
+        if all(_undefined_at_some_integer(node, end) for end in ends):
             found.add(node)
         if isinstance(node, Sum):
             for _, lower, upper in node.limits:
@@ -289,20 +289,25 @@ def _from_either_end(limits, ends: tuple[dict, dict]) -> tuple[dict, dict]:
     return below, above
 
 
-def _undefined_at_some_integer(node: Expr) -> bool:
+def _undefined_at_some_integer(node: Expr, indices: dict) -> bool:
+    """Whether node may have no value, the sums' indices around it written as ``indices``."""
     if isinstance(node, sp.Pow):
-        inner = node.base
-        fails = (node.exp.is_nonnegative is not True and inner.is_zero is not False) \
-            or (node.exp.is_integer is not True and inner.is_nonnegative is not True)
-    elif isinstance(node, sp.log):
-        inner, fails = node.args[0], node.args[0].is_positive is not True
-    elif isinstance(node, sp.factorial):
-        inner, fails = node.args[0], node.args[0].is_nonnegative is not True
+        inner, exponent = node.base, node.exp
+    elif isinstance(node, (sp.log, sp.factorial)):
+        inner, exponent = node.args[0], None
     else:
         return False
     symbols = inner.free_symbols  # a coordinate or a moment brings a symbol that is no integer
-    return fails and bool(symbols) and all(s.is_integer for s in symbols) \
-        and inner.is_polynomial(*symbols)
+    if not symbols or not all(s.is_integer for s in symbols) \
+            or not inner.is_polynomial(*symbols):  # (a sum, which binds its index, is none)
+        return False
+    inner = inner.xreplace(indices)
+    if isinstance(node, sp.log):
+        return inner.is_positive is not True
+    if isinstance(node, sp.factorial):
+        return inner.is_nonnegative is not True
+    return (exponent.is_nonnegative is not True and inner.is_zero is not False) \
+        or (exponent.is_integer is not True and inner.is_nonnegative is not True)
 
 
 def simplifies_to_zero(expr: Expr) -> bool:
