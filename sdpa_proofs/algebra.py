@@ -239,8 +239,12 @@ def unshared_pole(a: Expr, b: Expr) -> str | None:
     (``pole_at_integers``).  SymPy's cancel and its identities of the gamma function hold
     only where both sides are defined: simplify takes 120 binomial(d, 5) (d - 5)! to d!,
     which is no value at d = 1..4, and (d^2 - 25)/(d - 5) to d + 5, none at d = 5 (review
-    round 62).  None if there is none."""
-    only = pole_at_integers(a) ^ pole_at_integers(b)
+    round 62).  Parts count as the same where they lack a value at the same integers:
+    x/(d - 5) and 2x/(2d - 10) share theirs.  None if there is none."""
+    parts = [pole_at_integers(side) for side in (a, b)]
+    where = [{w for part in side for w in _no_value_where(part)} for side in parts]
+    only = [part for side, other in ((0, 1), (1, 0)) for part in parts[side]
+            if not _no_value_where(part) <= where[other]]
     if not only:
         return None
     part = min(only, key=sp.default_sort_key)
@@ -277,6 +281,22 @@ def pole_at_integers(expr: Expr) -> set[Expr]:
             visit(arg, ends)
     visit(expr, ({}, {}))
     return found
+
+
+def _no_value_where(part: Expr) -> frozenset:
+    """Where a part of ``pole_at_integers`` has no value, as conditions on polynomials: each
+    irreducible factor of a negative power's base (made monic) being 0, and the argument of a
+    fractional power or a factorial being negative, or of a logarithm not positive."""
+    if isinstance(part, sp.Pow):
+        conditions = set()
+        if part.exp.is_nonnegative is not True:
+            symbols = sorted(part.base.free_symbols, key=str)
+            _, factors = sp.factor_list(part.base)
+            conditions |= {("= 0", sp.Poly(f, *symbols).monic().as_expr()) for f, _ in factors}
+        if part.exp.is_integer is not True:
+            conditions.add(("< 0", part.base))
+        return frozenset(conditions)
+    return frozenset({("<= 0" if isinstance(part, sp.log) else "< 0", part.args[0])})
 
 
 def _from_either_end(limits, ends: tuple[dict, dict]) -> tuple[dict, dict]:

@@ -292,6 +292,8 @@ def test_a_claim_whose_right_side_has_no_value_somewhere_is_not_reached_by_algeb
     (d * factorial(d - 1), factorial(d)),  # (d - 1)! has a value at every d >= 1
     (binomial(d, 5) * 120, d * (d - 1) * (d - 2) * (d - 3) * (d - 4)),  # 0 = 0 below d = 5
     (2 * REMOVABLE_POLE, (2 * d**2 - 50) / (d - 5)),  # the same pole on both sides
+    (k[1] / (d - 5), 2 * k[1] / (2 * d - 10)),  # no value at the same d, written apart
+    (k[1] / (d**2 - 9 * d + 20), k[1] / ((d - 4) * (d - 5))),
 ])
 def test_identities_defined_wherever_their_other_side_is_are_still_proven(lhs, rhs):
     derivation = Derivation(claim=Eq(lhs, rhs), steps=[Step(rhs, "algebra")],
