@@ -254,28 +254,31 @@ def unshared_pole(a: Expr, b: Expr) -> str | None:
 
 
 def pole_at_integers(expr: Expr) -> set[Expr]:
-    """The parts of expr, outside any limit, that may have no (real) value at an admissible
-    value of the integers they depend on (the dimension, a count, an index, and nothing
-    else), as SymPy's cancel and gamma identities meet them: a negative power of a polynomial
-    that may be 0, a fractional power of one that may be negative, a logarithm of one that
-    may not be positive, a factorial of one that may be negative.  A sum's index runs from
-    its lower bound up, or from its upper bound down: a part defined either way is defined
-    over the sum.  Parts of coordinates, moments or real parameters are left to the checks
-    that integrate and sample them."""
+    """The parts of expr that may have no (real) value at an admissible value of the integers
+    they depend on (the dimension, a count, an index), as SymPy's cancel and gamma identities
+    meet them: a negative power of what may be 0, a fractional power of what may be negative,
+    a logarithm of what may not be positive, a factorial of what may be negative, a binomial
+    whose lower argument is no constant and which may leave the range where it is a ratio of
+    factorials.  What the part is taken of depends on integers alone (floor(d/5) - 1,
+    sqrt(d) - 2 and sums of them count), or is a polynomial with a factor that does
+    (sigma d - 5 sigma); parts of coordinates and moments are left to the checks that
+    integrate and sample them.  A sum's index runs from its lower bound up, or from its upper
+    bound down: a part defined either way is defined over the sum.  Inside a limit only the
+    parts free of its variable count (n goes to infinity, d stays)."""
     found: set[Expr] = set()
 
     def visit(node: Expr, ends: tuple[dict, dict]) -> None:
         if isinstance(node, Lim):
+            found.update(p for p in pole_at_integers(node.body)
+                         if node.variable not in p.free_symbols)
             return
-        if all(_undefined_at_some_integer(node, end) for end in ends):
+        if _no_value_where(node) and all(_undefined_at_some_integer(node, end) for end in ends):
             found.add(node)
         if isinstance(node, Sum):
             for _, lower, upper in node.limits:
                 visit(lower, ends)
                 visit(upper, ends)
-            ends = _from_either_end(node.limits, ends)
-            node = node.function
-            visit(node, ends)
+            visit(node.function, _from_either_end(node.limits, ends))
             return
         for arg in node.args:
             visit(arg, ends)
@@ -284,19 +287,66 @@ def pole_at_integers(expr: Expr) -> set[Expr]:
 
 
 def _no_value_where(part: Expr) -> frozenset:
-    """Where a part of ``pole_at_integers`` has no value, as conditions on polynomials: each
-    irreducible factor of a negative power's base (made monic) being 0, and the argument of a
-    fractional power or a factorial being negative, or of a logarithm not positive."""
+    """Where a part may have no value, as conditions on what it is taken of: each factor of a
+    negative power's base that depends on integers alone being 0 (irreducible and made monic
+    where the base is a polynomial, and dropped where it has no admissible integer root; a
+    power whose exponent is no number stands for itself), the
+    base of a fractional power or the argument of a factorial being negative, that of a
+    logarithm not positive, a binomial being outside its factorial range; empty where the
+    part depends on no integer, or on a coordinate or a moment."""
     if isinstance(part, sp.Pow):
         conditions = set()
-        if part.exp.is_nonnegative is not True:
-            symbols = sorted(part.base.free_symbols, key=str)
-            _, factors = sp.factor_list(part.base)
-            conditions |= {("= 0", sp.Poly(f, *symbols).monic().as_expr()) for f, _ in factors}
-        if part.exp.is_integer is not True:
+        if part.exp.is_nonnegative is not True and _integer_factors(part.base):
+            # 0^(d - 5) has a value at d = 5, 0^-1 none: a power of its own exponent counts
+            # as written
+            conditions |= {("= 0", f) for f in _integer_factors(part.base)} \
+                if part.exp.is_number else {("as written", part)}
+        if part.exp.is_integer is not True and _of_integers(part.base):
             conditions.add(("< 0", part.base))
         return frozenset(conditions)
-    return frozenset({("<= 0" if isinstance(part, sp.log) else "< 0", part.args[0])})
+    if isinstance(part, (sp.log, sp.factorial)) and _of_integers(part.args[0]):
+        return frozenset({("<= 0" if isinstance(part, sp.log) else "< 0", part.args[0])})
+    if isinstance(part, sp.binomial) and part.args[1].free_symbols and _of_integers(part):
+        return frozenset({("outside", part)})
+    return frozenset()
+
+
+def _of_integers(x: Expr) -> bool:
+    """Whether x is made of integers alone, by arithmetic, roots and the integer-valued
+    functions (floor, |.|, factorials, sums, ...); a coordinate or a moment brings a symbol
+    that is no integer, and exp, log, sin, cos and tanh of integers are numbers whose size
+    the numeric check weighs (log(cos(t 10^-50)) is positive for every t it meets)."""
+    symbols = x.free_symbols
+    return bool(symbols) and all(s.is_integer for s in symbols) and not x.has(*TRANSCENDENTAL)
+
+
+TRANSCENDENTAL = (sp.exp, sp.log, sp.sin, sp.cos, sp.tanh)
+
+
+def _integer_factors(base: Expr) -> list[Expr]:
+    """The factors of base that depend on integers alone and may be 0 at an admissible one."""
+    symbols = sorted(base.free_symbols, key=str)
+    if not symbols or base.has(*MOMENT_FUNCTIONS, sp.Indexed):
+        return []
+    if not base.is_polynomial(*symbols):
+        return [base] if _of_integers(base) else []
+    factors = [sp.Poly(f, *symbols).monic().as_expr() for f, _ in sp.factor_list(base)[1]]
+    return [f for f in factors if _of_integers(f) and not _no_admissible_root(f)]
+
+
+def _no_admissible_root(factor: Expr) -> bool:
+    """Whether a polynomial in one integer symbol is 0 at none of the values it may take
+    (d^2 - 2): an integer root divides the constant term of the polynomial cleared of
+    denominators, so every candidate is tried."""
+    (symbol,) = factor.free_symbols if len(factor.free_symbols) == 1 else (None,)
+    if symbol is None:
+        return False
+    poly = sp.Poly(factor, symbol).clear_denoms()[1]
+    constant = int(poly.coeff_monomial(1))
+    candidates = {0} if constant == 0 else {
+        sign * q for q in sp.divisors(abs(constant)) for sign in (1, -1)}
+    least = 1 if symbol.is_positive else 0 if symbol.is_nonnegative else None
+    return not any(poly.eval(r) == 0 for r in candidates if least is None or r >= least)
 
 
 def _from_either_end(limits, ends: tuple[dict, dict]) -> tuple[dict, dict]:
@@ -310,24 +360,22 @@ def _from_either_end(limits, ends: tuple[dict, dict]) -> tuple[dict, dict]:
 
 
 def _undefined_at_some_integer(node: Expr, indices: dict) -> bool:
-    """Whether node may have no value, the sums' indices around it written as ``indices``."""
+    """Whether node may have no value, the sums' indices around it written as ``indices``
+    (not put into what holds a sum of its own, which may bind the same index)."""
+    def given(x: Expr) -> Expr:
+        return x if x.has(Sum) else x.xreplace(indices)
     if isinstance(node, sp.Pow):
-        inner, exponent = node.base, node.exp
-    elif isinstance(node, (sp.log, sp.factorial)):
-        inner, exponent = node.args[0], None
-    else:
-        return False
-    symbols = inner.free_symbols  # a coordinate or a moment brings a symbol that is no integer
-    if not symbols or not all(s.is_integer for s in symbols) \
-            or not inner.is_polynomial(*symbols):  # (a sum, which binds its index, is none)
-        return False
-    inner = inner.xreplace(indices)
+        base = given(node.base)
+        return (node.exp.is_nonnegative is not True
+                and any(given(f).is_zero is not False for f in _integer_factors(node.base))) \
+            or (node.exp.is_integer is not True and _of_integers(node.base)
+                and base.is_nonnegative is not True)
     if isinstance(node, sp.log):
-        return inner.is_positive is not True
+        return given(node.args[0]).is_positive is not True
     if isinstance(node, sp.factorial):
-        return inner.is_nonnegative is not True
-    return (exponent.is_nonnegative is not True and inner.is_zero is not False) \
-        or (exponent.is_integer is not True and inner.is_nonnegative is not True)
+        return given(node.args[0]).is_nonnegative is not True
+    top, bottom = (given(a) for a in node.args)  # a binomial (see _no_value_where)
+    return not all(x.is_nonnegative for x in (top, bottom, top - bottom))
 
 
 def simplifies_to_zero(expr: Expr) -> bool:

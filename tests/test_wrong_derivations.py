@@ -4,7 +4,7 @@
 from pathlib import Path
 
 import pytest
-from sympy import Eq, Rational, Sum, binomial, factorial, log, sqrt
+from sympy import Abs, Eq, Le, Rational, Sum, binomial, factorial, floor, log, sqrt
 
 from sdpa_proofs import (
     Derivation,
@@ -262,7 +262,20 @@ FACTORIAL_POLE = 120 * binomial(d, 5) * factorial(d - 5)
 REMOVABLE_POLE = (d**2 - 25) / (d - 5)
 
 
-@pytest.mark.parametrize("lhs, rhs", [(FACTORIAL_POLE, factorial(d)), (REMOVABLE_POLE, d + 5)])
+FLOOR = floor(d / 5)  # 1 at d = 5..9
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    (FACTORIAL_POLE, factorial(d)), (REMOVABLE_POLE, d + 5),
+    # review round 63: what the part is taken of need not be a polynomial of integers alone
+    ((sigma_q * d**2 - 25 * sigma_q) / (sigma_q * d - 5 * sigma_q), d + 5),  # d = 5
+    ((d - 4) / (sqrt(d) - 2), sqrt(d) + 2),  # d = 4
+    ((FLOOR**2 - 1) / (FLOOR - 1), FLOOR + 1),  # d = 5..9
+    ((Abs(d - 5)**2 + Abs(d - 5)) / Abs(d - 5), Abs(d - 5) + 1),  # d = 5
+    ((factorial(d)**2 - 14400) / (factorial(d) - 120), factorial(d) + 120),  # d = 5
+    (binomial(7 - d, 5 - d), (7 - d) * (6 - d) / 2),  # 0 against 1 at d = 8
+    ((d - 5)**(d - 4) / (d - 5), (d - 5)**(d - 5)),  # none against 0^0 = 1 at d = 5
+])
 def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, rhs):
     """Neither the rule check nor the exact engine proves it (each names the part that has no
     value); the derivation is not verified."""
@@ -272,7 +285,7 @@ def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, r
     assert report.status != "verified"
     (step,) = report.models[0].steps
     for verdict in (step.rule_check, step.exact_check):
-        assert verdict.status == "undecided" and "has no value at some admissible value of d" \
+        assert verdict.status == "undecided" and "has no value at some admissible value of" \
             in verdict.reason
 
 
@@ -294,6 +307,9 @@ def test_a_claim_whose_right_side_has_no_value_somewhere_is_not_reached_by_algeb
     (2 * REMOVABLE_POLE, (2 * d**2 - 50) / (d - 5)),  # the same pole on both sides
     (k[1] / (d - 5), 2 * k[1] / (2 * d - 10)),  # no value at the same d, written apart
     (k[1] / (d**2 - 9 * d + 20), k[1] / ((d - 4) * (d - 5))),
+    ((d**2 - 25) / (d - 5), (2 * d**2 - 50) / (2 * d - 10)),
+    (1 / (d - 5)**2, 1 / (d**2 - 10 * d + 25)),
+    ((d**3 - 2 * d) / (d**2 - 2), d),  # d^2 - 2 is 0 at no integer
 ])
 def test_identities_defined_wherever_their_other_side_is_are_still_proven(lhs, rhs):
     derivation = Derivation(claim=Eq(lhs, rhs), steps=[Step(rhs, "algebra")],
@@ -319,3 +335,27 @@ def test_the_parts_without_a_value_at_some_integer_are_those_of_the_integers_alo
                Sum(factorial(d - i), (i, 1, d))]
     for part in defined:
         assert pole_at_integers(part) == set(), part
+
+
+def test_a_part_without_a_value_is_met_in_a_bound_a_limit_and_a_rule_s_rewriting():
+    """The same parts through an inequality, inside a limit (n goes to infinity, d stays) and
+    through what count_terms makes of a sum (review round 63): none is verified."""
+    from sdpa_proofs import Lim, n, z
+
+    count = Sum(1, (i, 1, d))
+    row_mean = Sum(z[i], (i, 1, n)) / n
+    derivations = [
+        Derivation(claim=Le((FLOOR**2 - 1) / (FLOOR - 1), FLOOR + 1),
+                   steps=[Step(FLOOR + 1, "algebra", rel="<=")], models=["independent-normal"]),
+        Derivation(claim=Eq(Lim(row_mean + REMOVABLE_POLE, n), Lim(row_mean + d + 5, n)),
+                   steps=[Step(Lim(row_mean + d + 5, n), "algebra")], models=["gaussian-logits"]),
+        Derivation(claim=Eq((count**2 - 25) / (count - 5), d + 5),
+                   steps=[Step(count + 5, "algebra"), Step(d + 5, "count_terms")],
+                   models=["independent-normal"]),
+    ]
+    for n_, derivation in enumerate(derivations):
+        derivation.name = f"pole_{n_}"
+        report = verify_derivation(derivation, FAST)
+        assert report.status != "verified", derivation.name
+        first = report.models[0].steps[0]
+        assert first.rule_check.status == first.exact_check.status == "undecided"
