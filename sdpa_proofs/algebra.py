@@ -235,16 +235,16 @@ _SIGN_NAMES = {1: "positive", -1: "negative", 0: "zero", None: "unknown"}
 
 def unshared_pole(a: Expr, b: Expr) -> str | None:
     """Why SymPy's algebra cannot show a = b for every admissible value of the symbols: a part
-    of one side, not of the other, that has no value at some integers its symbols may take
-    (``pole_at_integers``).  SymPy's cancel and its identities of the gamma function hold
-    only where both sides are defined: simplify takes 120 binomial(d, 5) (d - 5)! to d!,
-    which is no value at d = 1..4, and (d^2 - 25)/(d - 5) to d + 5, none at d = 5 (review
-    round 62).  Parts count as the same where they lack a value at the same integers:
-    x/(d - 5) and 2x/(2d - 10) share theirs.  None if there is none."""
+    of one side that has no value at some integers its symbols may take, where the other
+    side has none of that lack (``pole_at_integers``).  SymPy's cancel and its identities of
+    the gamma function hold only where both sides are defined: simplify takes 120 binomial(d,
+    5) (d - 5)! to d!, which is no value at d = 1..4, and (d^2 - 25)/(d - 5) to d + 5, none
+    at d = 5 (review round 62).  Parts count as the same where they lack a value at the same
+    integers: x/(d - 5) and 2x/(2d - 10) share theirs.  None if there is none."""
     parts = [pole_at_integers(side) for side in (a, b)]
-    where = [{w for part in side for w in _no_value_where(part)} for side in parts]
-    only = [part for side, other in ((0, 1), (1, 0)) for part in parts[side]
-            if not _no_value_where(part) <= where[other]]
+    lacks = [set().union(*side.values()) for side in parts]
+    only = [part for side, other in ((0, 1), (1, 0)) for part, where in parts[side].items()
+            if not where <= lacks[other]]
     if not only:
         return None
     part = min(only, key=sp.default_sort_key)
@@ -253,59 +253,64 @@ def unshared_pole(a: Expr, b: Expr) -> str | None:
             "part: SymPy's algebra shows identities only where both sides are defined")
 
 
-def pole_at_integers(expr: Expr) -> set[Expr]:
+def pole_at_integers(expr: Expr) -> dict[Expr, frozenset]:
     """The parts of expr that may have no (real) value at an admissible value of the integers
     they depend on (the dimension, a count, an index), as SymPy's cancel and gamma identities
-    meet them: a negative power of what may be 0, a fractional power of what may be negative,
-    a logarithm of what may not be positive, a factorial of what may be negative, a binomial
-    whose lower argument is no constant and which may leave the range where it is a ratio of
-    factorials.  What the part is taken of depends on integers alone (floor(d/5) - 1,
-    sqrt(d) - 2 and sums of them count), or is a polynomial with a factor that does
-    (sigma d - 5 sigma); parts of coordinates and moments are left to the checks that
-    integrate and sample them.  A sum's index runs from its lower bound up, or from its upper
-    bound down: a part defined either way is defined over the sum.  Inside a limit only the
-    parts free of its variable count (n goes to infinity, d stays)."""
-    found: set[Expr] = set()
+    meet them, each with where it lacks one (``_no_value_where``): a negative power of what
+    may be 0, a fractional power of what may be negative, a logarithm of what may not be
+    positive, a factorial of what may be negative, a binomial whose lower argument is no
+    constant and which may leave the range where it is a ratio of factorials.  What the part
+    is taken of depends on integers alone (floor(d/5) - 1, sqrt(d) - 2 and sums of them
+    count), or has such a factor (sigma d - 5 sigma, (d - 5) q_1^2 + d - 5); parts of
+    coordinates and moments alone are left to the checks that integrate and sample them.  A
+    sum's index runs from its lower bound up, or from its upper bound down: a part defined
+    either way is defined over the sum, and where it lacks a value is told with the sums
+    that bind it (a free i - 5 is not a bound one).  Inside a limit only what is free of its
+    variable counts (n goes to infinity, d stays)."""
+    found: dict[Expr, frozenset] = {}
 
-    def visit(node: Expr, ends: tuple[dict, dict]) -> None:
+    def visit(node: Expr, ends: tuple[dict, dict], binders: tuple) -> None:
         if isinstance(node, Lim):
-            found.update(p for p in pole_at_integers(node.body)
-                         if node.variable not in p.free_symbols)
+            for part, where in pole_at_integers(node.body).items():
+                kept = frozenset(w for w in where if node.variable not in w[1].free_symbols)
+                if kept:
+                    found[part] = found.get(part, frozenset()) | kept
             return
-        if _no_value_where(node) and all(_undefined_at_some_integer(node, end) for end in ends):
-            found.add(node)
+        where = _no_value_where(node)
+        if where and all(_undefined_at_some_integer(node, end) for end in ends):
+            bound = {limit for limit in binders if node.has(limit[0])}
+            found[node] = found.get(node, frozenset()) | {(*w, frozenset(bound)) for w in where}
         if isinstance(node, Sum):
             for _, lower, upper in node.limits:
-                visit(lower, ends)
-                visit(upper, ends)
-            visit(node.function, _from_either_end(node.limits, ends))
+                visit(lower, ends, binders)
+                visit(upper, ends, binders)
+            visit(node.function, _from_either_end(node.limits, ends), binders + node.limits)
             return
         for arg in node.args:
-            visit(arg, ends)
-    visit(expr, ({}, {}))
+            visit(arg, ends, binders)
+    visit(expr, ({}, {}), ())
     return found
 
 
 def _no_value_where(part: Expr) -> frozenset:
     """Where a part may have no value, as conditions on what it is taken of: each factor of a
     negative power's base that depends on integers alone being 0 (irreducible and made monic
-    where the base is a polynomial, and dropped where it has no admissible integer root; a
-    power whose exponent is no number stands for itself), the
-    base of a fractional power or the argument of a factorial being negative, that of a
-    logarithm not positive, a binomial being outside its factorial range; empty where the
-    part depends on no integer, or on a coordinate or a moment."""
+    where the base is a polynomial, and dropped where it has no admissible integer root), the
+    base of a power with a fractional exponent being negative, the argument of a factorial a
+    negative integer, that of a logarithm not positive, a binomial outside its factorial
+    range; a power whose exponent is no number stands for itself (0^(d - 5) has a value at
+    d = 5, (5 - d)^(d/2) at d = 6).  Empty where the part depends on no integer."""
     if isinstance(part, sp.Pow):
-        conditions = set()
-        if part.exp.is_nonnegative is not True and _integer_factors(part.base):
-            # 0^(d - 5) has a value at d = 5, 0^-1 none: a power of its own exponent counts
-            # as written
-            conditions |= {("= 0", f) for f in _integer_factors(part.base)} \
-                if part.exp.is_number else {("as written", part)}
-        if part.exp.is_integer is not True and _of_integers(part.base):
-            conditions.add(("< 0", part.base))
-        return frozenset(conditions)
-    if isinstance(part, (sp.log, sp.factorial)) and _of_integers(part.args[0]):
-        return frozenset({("<= 0" if isinstance(part, sp.log) else "< 0", part.args[0])})
+        zero = _integer_factors(part.base) if part.exp.is_nonnegative is not True else []
+        root = part.exp.is_integer is not True and _of_integers(part.base)
+        if not part.exp.is_number:
+            return frozenset({("as written", part)}) if zero or root else frozenset()
+        return frozenset({("= 0", f) for f in zero}
+                         | ({("< 0 under a root", part.base)} if root else set()))
+    if isinstance(part, sp.factorial) and _of_integers(part.args[0]):
+        return frozenset({("a negative integer", part.args[0])})
+    if isinstance(part, sp.log) and _of_integers(part.args[0]):
+        return frozenset({("<= 0", part.args[0])})
     if isinstance(part, sp.binomial) and part.args[1].free_symbols and _of_integers(part):
         return frozenset({("outside", part)})
     return frozenset()
@@ -321,16 +326,20 @@ def _of_integers(x: Expr) -> bool:
 
 
 TRANSCENDENTAL = (sp.exp, sp.log, sp.sin, sp.cos, sp.tanh)
+MAX_CONSTANT = 10**12
 
 
 def _integer_factors(base: Expr) -> list[Expr]:
-    """The factors of base that depend on integers alone and may be 0 at an admissible one."""
-    symbols = sorted(base.free_symbols, key=str)
-    if not symbols or base.has(*MOMENT_FUNCTIONS, sp.Indexed):
+    """The factors of base that depend on integers alone and may be 0 at an admissible one;
+    coordinates and moments take part in the factoring as unknowns of their own."""
+    opaque = {x: sp.Dummy() for x in base.atoms(sp.Indexed, *MOMENT_FUNCTIONS)}
+    plain = base.xreplace(opaque)
+    symbols = sorted(plain.free_symbols, key=str)
+    if not symbols:
         return []
-    if not base.is_polynomial(*symbols):
+    if not plain.is_polynomial(*symbols):
         return [base] if _of_integers(base) else []
-    factors = [sp.Poly(f, *symbols).monic().as_expr() for f, _ in sp.factor_list(base)[1]]
+    factors = [sp.Poly(f, *symbols).monic().as_expr() for f, _ in sp.factor_list(plain)[1]]
     return [f for f in factors if _of_integers(f) and not _no_admissible_root(f)]
 
 
@@ -343,6 +352,8 @@ def _no_admissible_root(factor: Expr) -> bool:
         return False
     poly = sp.Poly(factor, symbol).clear_denoms()[1]
     constant = int(poly.coeff_monomial(1))
+    if abs(constant) > MAX_CONSTANT:  # its divisors would take factoring it: kept, not tried
+        return False
     candidates = {0} if constant == 0 else {
         sign * q for q in sp.divisors(abs(constant)) for sign in (1, -1)}
     least = 1 if symbol.is_positive else 0 if symbol.is_nonnegative else None
