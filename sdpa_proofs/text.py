@@ -29,6 +29,8 @@ def reading_rank(factor: Expr) -> tuple:
 
 def in_reading_order(printer, expr: Mul, print_mul) -> str:
     """Print a product with its factors in reading order through ``print_mul``."""
+    if not isinstance(expr, Mul):  # SymPy's LaTeX printer sends 1/d here as the power it is:
+        return print_mul(expr)     # rebuilt from its arguments (d, -1) it printed as -d
     ordered = Mul(*sorted(expr.args, key=reading_rank), evaluate=False)
     saved, printer._settings["order"] = printer._settings["order"], "none"
     try:

@@ -78,3 +78,15 @@ def test_terms_subtracted_print_last_and_a_reason_that_repeats_its_rule_is_said_
                             models=["independent-normal"])
     tex = document(derivation)
     assert tex.count("definition of standard deviation") == 1
+
+
+def test_a_power_printed_as_a_fraction_keeps_its_meaning():
+    """SymPy's LaTeX printer sends a power with a negative exponent through the product
+    printer; reordering its arguments (d, -1) as factors printed 1/d as -d (review round 64).
+    With a single factor there is nothing to order: SymPy's own printer is the reference."""
+    import sympy as sp
+
+    from sdpa_proofs import d, n
+
+    for expr in (1 / d, 1 + 1 / d, sp.log(1 / n), sp.exp(1 / d), d**-2, 1 / sqrt(d)):
+        assert to_latex(expr) == sp.latex(expr), expr
