@@ -8,8 +8,10 @@ relates E[X] to anything else.  So no probabilistic step can pass as algebra.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from functools import lru_cache
 from itertools import permutations
+from types import MappingProxyType
 
 import mpmath
 import sympy as sp
@@ -253,7 +255,8 @@ def unshared_pole(a: Expr, b: Expr) -> str | None:
             "part: SymPy's algebra shows identities only where both sides are defined")
 
 
-def pole_at_integers(expr: Expr) -> dict[Expr, frozenset]:
+@lru_cache(maxsize=1024)  # a chain's right side is the next step's left, under every model
+def pole_at_integers(expr: Expr) -> Mapping[Expr, frozenset]:
     """The parts of expr that may have no (real) value at an admissible value of the integers
     they depend on (the dimension, a count, an index), as SymPy's cancel and gamma identities
     meet them, each with where it lacks one (``_no_value_where``): a negative power of what
@@ -289,7 +292,7 @@ def pole_at_integers(expr: Expr) -> dict[Expr, frozenset]:
         for arg in node.args:
             visit(arg, ends, binders)
     visit(expr, ({}, {}), ())
-    return found
+    return MappingProxyType(found)  # remembered: read-only
 
 
 def _no_value_where(part: Expr) -> frozenset:
@@ -332,6 +335,8 @@ MAX_CONSTANT = 10**12
 def _integer_factors(base: Expr) -> list[Expr]:
     """The factors of base that depend on integers alone and may be 0 at an admissible one;
     coordinates and moments take part in the factoring as unknowns of their own."""
+    if base.is_zero is False:  # sigma, d, e^z, a sum of squares plus 1: no factor is 0
+        return []
     opaque = {x: sp.Dummy() for x in base.atoms(sp.Indexed, *MOMENT_FUNCTIONS)}
     plain = base.xreplace(opaque)
     symbols = sorted(plain.free_symbols, key=str)
