@@ -19,6 +19,7 @@ from sympy import Add, Expr, Mul, Sum, Symbol
 
 from .errors import UnsupportedExpression
 from .expressions import (
+    BINDERS,
     MOMENT_FUNCTIONS,
     SD,
     SUMS,
@@ -272,23 +273,28 @@ def pole_at_integers(expr: Expr) -> Mapping[Expr, frozenset]:
     variable counts (n goes to infinity, d stays)."""
     found: dict[Expr, frozenset] = {}
 
+    def add(part: Expr, where, binders: tuple) -> None:
+        bound = frozenset(b for b in binders if part.has(b[0]))
+        found[part] = found.get(part, frozenset()) | {(*w[:2], w[2] | bound if len(w) > 2
+                                                       else bound) for w in where}
+
     def visit(node: Expr, ends: tuple[dict, dict], binders: tuple) -> None:
         if isinstance(node, Lim):
             for part, where in pole_at_integers(node.body).items():
-                kept = frozenset(w for w in where if node.variable not in w[1].free_symbols)
-                if kept:
-                    found[part] = found.get(part, frozenset()) | kept
+                add(part, [w for w in where if node.variable not in w[1].free_symbols], binders)
             return
         where = _no_value_where(node)
         if where and all(_undefined_at_some_integer(node, end) for end in ends):
-            bound = {limit for limit in binders if node.has(limit[0])}
-            found[node] = found.get(node, frozenset()) | {(*w, frozenset(bound)) for w in where}
+            add(node, where, binders)
         if isinstance(node, Sum):
             for _, lower, upper in node.limits:
                 visit(lower, ends, binders)
                 visit(upper, ends, binders)
             visit(node.function, _from_either_end(node.limits, ends), binders + node.limits)
             return
+        if isinstance(node, BINDERS):  # Sigma_{i != j}, a maximum over l: bound, range unused
+            binders = binders + tuple((x, type(node).__name__, node.args[1:])
+                                      for x in bound_indices(node))
         for arg in node.args:
             visit(arg, ends, binders)
     visit(expr, ({}, {}), ())
@@ -333,8 +339,9 @@ MAX_CONSTANT = 10**12
 
 
 def _integer_factors(base: Expr) -> list[Expr]:
-    """The factors of base that depend on integers alone and may be 0 at an admissible one;
-    coordinates and moments take part in the factoring as unknowns of their own."""
+    """The factors of base that depend on an integer and may be 0 at an admissible value (d - 5,
+    sigma d - 5); coordinates and moments take part in the factoring as unknowns of their own,
+    and a factor of them is left to the checks that integrate and sample them."""
     if base.is_zero is False:  # sigma, d, e^z, a sum of squares plus 1: no factor is 0
         return []
     opaque = {x: sp.Dummy() for x in base.atoms(sp.Indexed, *MOMENT_FUNCTIONS)}
@@ -345,7 +352,9 @@ def _integer_factors(base: Expr) -> list[Expr]:
     if not plain.is_polynomial(*symbols):
         return [base] if _of_integers(base) else []
     factors = [sp.Poly(f, *symbols).monic().as_expr() for f, _ in sp.factor_list(plain)[1]]
-    return [f for f in factors if _of_integers(f) and not _no_admissible_root(f)]
+    return [f for f in factors  # sigma d - 5 counts; q_1^2 + 1, a coordinate's, does not
+            if any(x.is_integer for x in f.free_symbols) and not f.has(*opaque.values())
+            and f.is_zero is not False and not _no_admissible_root(f)]
 
 
 def _no_admissible_root(factor: Expr) -> bool:
@@ -355,7 +364,10 @@ def _no_admissible_root(factor: Expr) -> bool:
     (symbol,) = factor.free_symbols if len(factor.free_symbols) == 1 else (None,)
     if symbol is None:
         return False
-    poly = sp.Poly(factor, symbol).clear_denoms()[1]
+    poly = sp.Poly(factor, symbol)
+    if not all(c.is_Rational for c in poly.coeffs()):  # 5 + Sum(-1, (j, 1, 5)), a radical
+        return False                                     # that is 5: kept, not tried
+    poly = poly.clear_denoms()[1]
     constant = int(poly.coeff_monomial(1))
     if abs(constant) > MAX_CONSTANT:  # its divisors would take factoring it: kept, not tried
         return False
@@ -370,8 +382,9 @@ def _from_either_end(limits, ends: tuple[dict, dict]) -> tuple[dict, dict]:
     below, above = dict(ends[0]), dict(ends[1])
     for index, lower, upper in limits:
         count = sp.Dummy("t", integer=True, nonnegative=True)
-        below[index] = lower.xreplace(below) + count
-        above[index] = upper.xreplace(above) - count
+        # an infinite bound tells nothing from its end (oo - t is no integer)
+        below[index] = index if lower.has(sp.oo, -sp.oo) else lower.xreplace(below) + count
+        above[index] = index if upper.has(sp.oo, -sp.oo) else upper.xreplace(above) - count
     return below, above
 
 

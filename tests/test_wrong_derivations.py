@@ -279,6 +279,12 @@ FLOOR = floor(d / 5)  # 1 at d = 5..9
     ((5 - d)**(d * (d + 1) / 2) + (d + 1) * factorial(5 - d) - d * factorial(5 - d)
      - factorial(5 - d), (5 - d)**(d * (d + 1) / 2)),  # (-1)! against (-1)^21 at d = 6
     (((d**2 - 25) * q[1]**2 + d**2 - 25) / ((d - 5) * q[1]**2 + d - 5), d + 5),  # d = 5
+    # review round 65: a constant that is 5 but not written as a rational, a factor that
+    # mixes d and a parameter (0 at sigma_q = 1, d = 5)
+    ((d**2 + Sum(-1, (j, 1, 5)) * d) / (d + Sum(-1, (j, 1, 5))), d),
+    ((d + sqrt(2) - sqrt(27 + 10 * sqrt(2)) + 1) / (d + sqrt(2) - sqrt(27 + 10 * sqrt(2)))
+     - 1 / (d + sqrt(2) - sqrt(27 + 10 * sqrt(2))), 1),
+    ((sigma_q**2 * d**2 - 25) / (sigma_q * d - 5), sigma_q * d + 5),
 ])
 def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, rhs):
     """Neither the rule check nor the exact engine proves it (each names the part that has no
@@ -387,3 +393,19 @@ def test_a_denominator_with_a_large_constant_is_decided_at_once():
 
     denominator = d**2 + d + nextprime(10**29) * nextprime(7 * 10**29)
     assert unshared_pole(d / denominator + 1 / denominator, (d + 1) / denominator) is None
+
+
+def test_a_maximum_or_a_sum_over_distinct_indices_binds_its_index_for_the_guard():
+    """A free l - 1 has no value at l = 1; under MaxOver(., (l, 2, d + 1)) it always has one,
+    and SumOverDistinct binds i and j alike: neither shares the free part's lack (review
+    round 65)."""
+    from sdpa_proofs import MaxOver
+    from sdpa_proofs.algebra import unshared_pole
+
+    m1 = MaxOver(i / (i - 1) + 1 / (i - 1), (i, 2, d + 1))
+    m2 = MaxOver((i + 1) / (i - 1), (i, 2, d + 1))
+    assert unshared_pole((i**2 - 1) / (i - 1) - i, 1 + m1 - m2) is not None
+    s1 = SumOverDistinct(i / (i - j) + 1 / (i - j), i, j, d)
+    s2 = SumOverDistinct((i + 1) / (i - j), i, j, d)
+    assert unshared_pole((i**2 - j**2) / (i - j) - i - j, s1 - s2) is not None
+    assert unshared_pole(m1 + 1, m1 + 2 - 1) is None  # the same bound part on both sides
