@@ -244,7 +244,7 @@ def unshared_pole(a: Expr, b: Expr) -> str | None:
     5) (d - 5)! to d!, which is no value at d = 1..4, and (d^2 - 25)/(d - 5) to d + 5, none
     at d = 5 (review round 62).  Parts count as the same where they lack a value at the same
     integers: x/(d - 5) and 2x/(2d - 10) share theirs.  None if there is none."""
-    parts = [pole_at_integers(side) for side in (a, b)]
+    parts = [pole_at_integers(sp.sympify(side)) for side in (a, b)]
     lacks = [set().union(*side.values()) for side in parts]
     only = [part for side, other in ((0, 1), (1, 0)) for part, where in parts[side].items()
             if not where <= lacks[other]]
@@ -274,7 +274,14 @@ def pole_at_integers(expr: Expr) -> Mapping[Expr, frozenset]:
     found: dict[Expr, frozenset] = {}
 
     def add(part: Expr, where, binders: tuple) -> None:
-        bound = frozenset(b for b in binders if part.has(b[0]))
+        bound = {b for b in binders if part.has(b[0])}
+        while True:  # and the binders of the indices their ranges run up to: 1/(i - 5) over
+            more = {b for b in binders  # i <= j <= d is not 1/(i - 5) over i <= j <= 3
+                    if any(c is not b and c[2].has(b[0]) for c in bound)}
+            if more <= bound:
+                break
+            bound |= more
+        bound = frozenset(bound)
         found[part] = found.get(part, frozenset()) | {(*w[:2], w[2] | bound if len(w) > 2
                                                        else bound) for w in where}
 
@@ -290,10 +297,11 @@ def pole_at_integers(expr: Expr) -> Mapping[Expr, frozenset]:
             for _, lower, upper in node.limits:
                 visit(lower, ends, binders)
                 visit(upper, ends, binders)
-            visit(node.function, _from_either_end(node.limits, ends), binders + node.limits)
+            visit(node.function, _from_either_end(node.limits, ends),
+                  binders + tuple((x, "Sum", sp.Tuple(*r)) for x, *r in node.limits))
             return
         if isinstance(node, BINDERS):  # Sigma_{i != j}, a maximum over l: bound, range unused
-            binders = binders + tuple((x, type(node).__name__, node.args[1:])
+            binders = binders + tuple((x, type(node).__name__, sp.Tuple(*node.args[1:]))
                                       for x in bound_indices(node))
         for arg in node.args:
             visit(arg, ends, binders)
@@ -326,12 +334,18 @@ def _no_value_where(part: Expr) -> frozenset:
 
 
 def _of_integers(x: Expr) -> bool:
-    """Whether x is made of integers alone, by arithmetic, roots and the integer-valued
-    functions (floor, |.|, factorials, sums, ...); a coordinate or a moment brings a symbol
-    that is no integer, and exp, log, sin, cos and tanh of integers are numbers whose size
-    the numeric check weighs (log(cos(t 10^-50)) is positive for every t it meets)."""
+    """Whether x depends on integers alone (the dimension, a count, an index), by arithmetic,
+    roots and the integer-valued functions (floor, |.|, sign, factorials, sums, ...), or is a
+    polynomial in integers and real parameters (4 sigma - d sigma).  Coordinates and moments
+    are the other checks' to integrate and sample; exp, log, sin, cos and tanh of integers are
+    numbers whose size the numeric check weighs (log(cos(t 10^-50)) is positive for every t
+    it meets); and a mixture that is no polynomial (n p/(1 - p) + n, sign(4 sigma - d sigma))
+    is left to the numeric check at the parameter points it tries."""
     symbols = x.free_symbols
-    return bool(symbols) and all(s.is_integer for s in symbols) and not x.has(*TRANSCENDENTAL)
+    if not any(s.is_integer for s in symbols) or x.has(sp.Indexed, *MOMENT_FUNCTIONS,
+                                                        *TRANSCENDENTAL):
+        return False
+    return all(s.is_integer for s in symbols) or bool(x.is_polynomial(*symbols))
 
 
 TRANSCENDENTAL = (sp.exp, sp.log, sp.sin, sp.cos, sp.tanh)

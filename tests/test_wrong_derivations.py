@@ -285,6 +285,12 @@ FLOOR = floor(d / 5)  # 1 at d = 5..9
     ((d + sqrt(2) - sqrt(27 + 10 * sqrt(2)) + 1) / (d + sqrt(2) - sqrt(27 + 10 * sqrt(2)))
      - 1 / (d + sqrt(2) - sqrt(27 + 10 * sqrt(2))), 1),
     ((sigma_q**2 * d**2 - 25) / (sigma_q * d - 5), sigma_q * d + 5),
+    # review round 66: a factorial, logarithm or root of a polynomial in d and a parameter
+    ((35 * sigma_q * d - 175 * sigma_q + 309) * factorial(35 * sigma_q * d - 175 * sigma_q + 308),
+     factorial(35 * sigma_q * d - 175 * sigma_q + 309)),  # 0 (-1)! at sigma_q = 309/35, d = 4
+    (1 + ((d + 1)**2 - d**2 - 2 * d - 1) * log(4 * sigma_q - d * sigma_q), 1),  # d >= 4
+    ((sqrt(4 * sigma_q - d * sigma_q) - 1) * (sqrt(4 * sigma_q - d * sigma_q) + 1),
+     4 * sigma_q - d * sigma_q - 1),  # no real root from d = 5 on
 ])
 def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, rhs):
     """Neither the rule check nor the exact engine proves it (each names the part that has no
@@ -409,3 +415,17 @@ def test_a_maximum_or_a_sum_over_distinct_indices_binds_its_index_for_the_guard(
     s2 = SumOverDistinct((i + 1) / (i - j), i, j, d)
     assert unshared_pole((i**2 - j**2) / (i - j) - i - j, s1 - s2) is not None
     assert unshared_pole(m1 + 1, m1 + 2 - 1) is None  # the same bound part on both sides
+
+
+def test_where_a_bound_part_lacks_a_value_depends_on_the_ranges_of_the_indices_it_runs_to():
+    """1/(i - 5) over i <= j <= d meets i = 5 from d = 5 on; over i <= j <= min(d, 3) never:
+    the two are not the same part (review round 66).  Plain numbers are taken as SymPy's."""
+    from sympy import Min
+
+    from sdpa_proofs.algebra import algebraically_equal, unshared_pole
+
+    def nested(top):
+        return Sum(Sum(1 / (i - 5), (i, 1, j)), (j, 1, top))
+    assert unshared_pole(nested(d), nested(Min(d, 3))) is not None
+    assert unshared_pole(nested(d) + 1, 1 + nested(d)) is None
+    assert algebraically_equal(1, 1) is True and unshared_pole(0, 0) is None
