@@ -270,10 +270,13 @@ def pole_at_integers(expr: Expr) -> Mapping[Expr, frozenset]:
     sum's index runs from its lower bound up, or from its upper bound down: a part defined
     either way is defined over the sum, and where it lacks a value is told with the sums
     that bind it (a free i - 5 is not a bound one).  Inside a limit only what is free of its
-    variable counts (n goes to infinity, d stays)."""
+    variable counts (n goes to infinity, d stays: the factor d - 5 of n d - 5 n counts)."""
     found: dict[Expr, frozenset] = {}
 
-    def add(part: Expr, where, binders: tuple) -> None:
+    def add(part: Expr, where, binders: tuple, unbounded: frozenset) -> None:
+        where = [w for w in where if not w[1].free_symbols & unbounded]
+        if not where:
+            return
         bound = {b for b in binders if part.has(b[0])}
         while True:  # and the binders of the indices their ranges run up to: 1/(i - 5) over
             more = {b for b in binders  # i <= j <= d is not 1/(i - 5) over i <= j <= 3
@@ -282,30 +285,28 @@ def pole_at_integers(expr: Expr) -> Mapping[Expr, frozenset]:
                 break
             bound |= more
         bound = frozenset(bound)
-        found[part] = found.get(part, frozenset()) | {(*w[:2], w[2] | bound if len(w) > 2
-                                                       else bound) for w in where}
+        found[part] = found.get(part, frozenset()) | {(*w, bound) for w in where}
 
-    def visit(node: Expr, ends: tuple[dict, dict], binders: tuple) -> None:
-        if isinstance(node, Lim):
-            for part, where in pole_at_integers(node.body).items():
-                add(part, [w for w in where if node.variable not in w[1].free_symbols], binders)
+    def visit(node: Expr, ends: tuple[dict, dict], binders: tuple, unbounded: frozenset) -> None:
+        if isinstance(node, Lim):  # what holds its variable needs a value only eventually
+            visit(node.body, ends, binders, unbounded | {node.variable})
             return
         where = _no_value_where(node)
         if where and all(_undefined_at_some_integer(node, end) for end in ends):
-            add(node, where, binders)
+            add(node, where, binders, unbounded)
         if isinstance(node, Sum):
             for _, lower, upper in node.limits:
-                visit(lower, ends, binders)
-                visit(upper, ends, binders)
+                visit(lower, ends, binders, unbounded)
+                visit(upper, ends, binders, unbounded)
             visit(node.function, _from_either_end(node.limits, ends),
-                  binders + tuple((x, "Sum", sp.Tuple(*r)) for x, *r in node.limits))
+                  binders + tuple((x, "Sum", sp.Tuple(*r)) for x, *r in node.limits), unbounded)
             return
         if isinstance(node, BINDERS):  # Sigma_{i != j}, a maximum over l: bound, range unused
             binders = binders + tuple((x, type(node).__name__, sp.Tuple(*node.args[1:]))
                                       for x in bound_indices(node))
         for arg in node.args:
-            visit(arg, ends, binders)
-    visit(expr, ({}, {}), ())
+            visit(arg, ends, binders, unbounded)
+    visit(expr, ({}, {}), (), frozenset())
     return MappingProxyType(found)  # remembered: read-only
 
 
@@ -318,7 +319,7 @@ def _no_value_where(part: Expr) -> frozenset:
     range; a power whose exponent is no number stands for itself (0^(d - 5) has a value at
     d = 5, (5 - d)^(d/2) at d = 6).  Empty where the part depends on no integer."""
     if isinstance(part, sp.Pow):
-        zero = _integer_factors(part.base) if part.exp.is_nonnegative is not True else []
+        zero = _integer_factors(part.base) if part.exp.is_nonnegative is not True else ()
         root = part.exp.is_integer is not True and _of_integers(part.base)
         if not part.exp.is_number:
             return frozenset({("as written", part)}) if zero or root else frozenset()
@@ -352,32 +353,33 @@ TRANSCENDENTAL = (sp.exp, sp.log, sp.sin, sp.cos, sp.tanh)
 MAX_CONSTANT = 10**12
 
 
-def _integer_factors(base: Expr) -> list[Expr]:
+@lru_cache(maxsize=1024)  # asked by _no_value_where and _undefined_at_some_integer alike
+def _integer_factors(base: Expr) -> tuple[Expr, ...]:
     """The factors of base that depend on an integer and may be 0 at an admissible value (d - 5,
     sigma d - 5); coordinates and moments take part in the factoring as unknowns of their own,
     and a factor of them is left to the checks that integrate and sample them."""
     if base.is_zero is False:  # sigma, d, e^z, a sum of squares plus 1: no factor is 0
-        return []
+        return ()
     opaque = {x: sp.Dummy() for x in base.atoms(sp.Indexed, *MOMENT_FUNCTIONS)}
     plain = base.xreplace(opaque)
     symbols = sorted(plain.free_symbols, key=str)
     if not symbols:
-        return []
+        return ()
     if not plain.is_polynomial(*symbols):
-        return [base] if _of_integers(base) else []
+        return (base,) if _of_integers(base) else ()
     factors = [sp.Poly(f, *symbols).monic().as_expr() for f, _ in sp.factor_list(plain)[1]]
-    return [f for f in factors  # sigma d - 5 counts; q_1^2 + 1, a coordinate's, does not
-            if any(x.is_integer for x in f.free_symbols) and not f.has(*opaque.values())
-            and f.is_zero is not False and not _no_admissible_root(f)]
+    return tuple(f for f in factors  # sigma d - 5 counts; q_1^2 + 1, a coordinate's, does not
+                 if any(x.is_integer for x in f.free_symbols) and not f.has(*opaque.values())
+                 and f.is_zero is not False and not _no_admissible_root(f))
 
 
 def _no_admissible_root(factor: Expr) -> bool:
     """Whether a polynomial in one integer symbol is 0 at none of the values it may take
     (d^2 - 2): an integer root divides the constant term of the polynomial cleared of
     denominators, so every candidate is tried."""
-    (symbol,) = factor.free_symbols if len(factor.free_symbols) == 1 else (None,)
-    if symbol is None:
+    if len(factor.free_symbols) != 1:
         return False
+    (symbol,) = factor.free_symbols
     poly = sp.Poly(factor, symbol)
     if not all(c.is_Rational for c in poly.coeffs()):  # 5 + Sum(-1, (j, 1, 5)), a radical
         return False                                     # that is 5: kept, not tried
