@@ -340,8 +340,9 @@ def _of_integers(x: Expr) -> bool:
     polynomial in integers and real parameters (4 sigma - d sigma).  Coordinates and moments
     are the other checks' to integrate and sample; exp, log, sin, cos and tanh of integers are
     numbers whose size the numeric check weighs (log(cos(t 10^-50)) is positive for every t
-    it meets); and a mixture that is no polynomial (n p/(1 - p) + n, sign(4 sigma - d sigma))
-    is left to the numeric check at the parameter points it tries."""
+    it meets); and a mixture that is no polynomial is told by the polynomials it is built
+    from where it is a denominator (``_zero_only_where``), else left to the numeric check at
+    the parameter points it tries (log(n p/(1 - p)))."""
     symbols = x.free_symbols
     if not any(s.is_integer for s in symbols) or x.has(sp.Indexed, *MOMENT_FUNCTIONS,
                                                         *TRANSCENDENTAL):
@@ -365,12 +366,42 @@ def _integer_factors(base: Expr) -> tuple[Expr, ...]:
     symbols = sorted(plain.free_symbols, key=str)
     if not symbols:
         return ()
-    if not plain.is_polynomial(*symbols):
-        return (base,) if _of_integers(base) else ()
-    factors = [sp.Poly(f, *symbols).monic().as_expr() for f, _ in sp.factor_list(plain)[1]]
+    back = {dummy: x for x, dummy in opaque.items()}
+    factors, opaque_parts = [], []
+    for part in _zero_only_where(plain):
+        if part.is_polynomial(*symbols):
+            factors += [sp.Poly(f, *symbols).monic().as_expr()
+                        for f, _ in sp.factor_list(part)[1]]
+        elif _of_integers(part.xreplace(back)):  # floor(d/5) - 1, sign(4 - d)
+            opaque_parts.append(part.xreplace(back))
     return tuple(f for f in factors  # sigma d - 5 counts; q_1^2 + 1, a coordinate's, does not
                  if any(x.is_integer for x in f.free_symbols) and not f.has(*opaque.values())
-                 and f.is_zero is not False and not _no_admissible_root(f))
+                 and f.is_zero is not False and not _no_admissible_root(f)) \
+        + tuple(part for part in opaque_parts if part.is_zero is not False)
+
+
+def _zero_only_where(x: Expr) -> list[Expr]:
+    """Expressions that are 0 wherever x is: the factors of a product (a sum's common factor
+    taken out: sigma floor(d/5) - sigma), the base of a positive power, the argument of sign
+    and |.|, the numerator of a rational function (n p/(1 - p) + n is n/(1 - p)); none for
+    exp or a negative power, which are never 0.  What a mixture of integers and parameters
+    that is no polynomial is 0 at is then told by the polynomials it is built from:
+    1/sign(4 sigma - d sigma) has no value at d = 4 (review round 66)."""
+    if isinstance(x, sp.Add):
+        x = sp.factor_terms(x)
+    if isinstance(x, sp.Mul):
+        return [part for factor in x.args for part in _zero_only_where(factor)]
+    if isinstance(x, sp.Pow) and x.exp.is_number:
+        return _zero_only_where(x.base) if x.exp.is_positive else []
+    if isinstance(x, (sp.sign, sp.Abs)):
+        return _zero_only_where(x.args[0])
+    if isinstance(x, sp.exp):
+        return []
+    symbols = sorted(x.free_symbols, key=str)
+    if symbols and not x.is_polynomial(*symbols) and x.is_rational_function(*symbols):
+        numerator = sp.fraction(sp.together(x))[0]
+        return [] if numerator.is_zero is False else _zero_only_where(numerator)
+    return [x]
 
 
 def _no_admissible_root(factor: Expr) -> bool:

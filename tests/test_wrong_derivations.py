@@ -4,7 +4,7 @@
 from pathlib import Path
 
 import pytest
-from sympy import Abs, Eq, Le, Rational, Sum, binomial, factorial, floor, log, sqrt
+from sympy import Abs, Eq, Le, Rational, Sum, binomial, exp, factorial, floor, log, sign, sqrt
 
 from sdpa_proofs import (
     Derivation,
@@ -263,6 +263,7 @@ REMOVABLE_POLE = (d**2 - 25) / (d - 5)
 
 
 FLOOR = floor(d / 5)  # 1 at d = 5..9
+MIXED_SIGN = sign(4 * sigma_q - d * sigma_q)  # 0 at d = 4
 
 
 @pytest.mark.parametrize("lhs, rhs", [
@@ -291,6 +292,15 @@ FLOOR = floor(d / 5)  # 1 at d = 5..9
     (1 + ((d + 1)**2 - d**2 - 2 * d - 1) * log(4 * sigma_q - d * sigma_q), 1),  # d >= 4
     ((sqrt(4 * sigma_q - d * sigma_q) - 1) * (sqrt(4 * sigma_q - d * sigma_q) + 1),
      4 * sigma_q - d * sigma_q - 1),  # no real root from d = 5 on
+    # seventeenth session: mixtures of d and a parameter that are no polynomial, 0 where the
+    # polynomials they are built from are (they had verified)
+    ((MIXED_SIGN**2 + MIXED_SIGN) / MIXED_SIGN, MIXED_SIGN + 1),  # 0/0 at d = 4
+    ((sigma_q**2 * FLOOR**2 - sigma_q**2) / (sigma_q * FLOOR - sigma_q),
+     sigma_q * FLOOR + sigma_q),  # d = 5..9, the factor taken out of a sum
+    ((d**2 - 16) / (d * sigma_q / (1 + sigma_q) - 4 * sigma_q / (1 + sigma_q)),
+     (d + 4) * (1 + sigma_q) / sigma_q),  # d = 4, the numerator of a rational function
+    ((Abs(sigma_q * d - 4 * sigma_q)**3 + 1) / Abs(sigma_q * d - 4 * sigma_q)**3
+     - 1 / Abs(sigma_q * d - 4 * sigma_q)**3, 1),  # d = 4, under a power and |.|
 ])
 def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, rhs):
     """Neither the rule check nor the exact engine proves it (each names the part that has no
@@ -326,6 +336,11 @@ def test_a_claim_whose_right_side_has_no_value_somewhere_is_not_reached_by_algeb
     ((d**2 - 25) / (d - 5), (2 * d**2 - 50) / (2 * d - 10)),
     (1 / (d - 5)**2, 1 / (d**2 - 10 * d + 25)),
     ((d**3 - 2 * d) / (d**2 - 2), d),  # d^2 - 2 is 0 at no integer
+] + [  # a mixture that is no polynomial and 0 at no admissible point: d sigma/(1 - sigma) + d
+    # is d/(1 - sigma), exp(d sigma) is never 0, sign(2 d sigma - sigma) is 0 only at d = 1/2
+    ((never_zero**2 + never_zero) / never_zero, never_zero + 1)
+    for never_zero in (d * sigma_q / (1 - sigma_q) + d, exp(d * sigma_q),
+                       sign(2 * d * sigma_q - sigma_q))
 ])
 def test_identities_defined_wherever_their_other_side_is_are_still_proven(lhs, rhs):
     derivation = Derivation(claim=Eq(lhs, rhs), steps=[Step(rhs, "algebra")],
