@@ -20,7 +20,7 @@ from rich.text import Text
 
 from . import __version__
 from .budget import DEFAULT_BUDGET
-from .options import allowance, digits
+from .options import allowance, digits, model_name
 
 # The engine (SymPy, mpmath, NumPy) is imported by the command that needs it, not here, so
 # that --help and argument errors answer at once.
@@ -49,14 +49,6 @@ def _jobs(value: str) -> int:
     return jobs
 
 
-def _model(value: str) -> str:
-    from .models import MODELS
-
-    if value not in MODELS:
-        raise argparse.ArgumentTypeError(f"unknown model {value!r}; known: {', '.join(MODELS)}")
-    return value
-
-
 def _model_or_file(value: str) -> str:
     """A bundled model's name, or FILE.py:VARIABLE naming a model of one's own (loaded when the
     command runs)."""
@@ -65,7 +57,7 @@ def _model_or_file(value: str) -> str:
         if not path.is_file():
             raise argparse.ArgumentTypeError(f"{value!r}: no such file {str(path)!r}")
         return value
-    return _model(value)
+    return model_name(value)
 
 
 def _user_model(spec: str):
@@ -106,7 +98,7 @@ def parser() -> argparse.ArgumentParser:
     verify.add_argument("--json", metavar="FILE", type=Path, help="write a JSON report")
     verify.add_argument("--digits", type=digits, default=30,
                         help="significant digits the numerical check requires (default 30)")
-    verify.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+    verify.add_argument("--model", dest="models", action="append", type=model_name, metavar="NAME",
                         help="check under this model instead of the derivation's own (repeatable)")
     verify.add_argument("--no-monte-carlo", action="store_true", help="skip the Monte Carlo check")
     verify.add_argument("--junit", metavar="FILE", type=Path, help="write a JUnit XML report")
@@ -128,12 +120,12 @@ def parser() -> argparse.ArgumentParser:
 
     growth = commands.add_parser("growth", help="log-log slopes of Var(S) and E[S^2] in d, "
                                  "exact and by Monte Carlo, per model")
-    growth.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+    growth.add_argument("--model", dest="models", action="append", type=model_name, metavar="NAME",
                         help="only this model (repeatable; default: all)")
     growth.add_argument("--json", metavar="FILE", type=Path, help="write the rows as JSON")
 
     scaling = commands.add_parser("scaling", help="softmax(S/c) for c = 1, sqrt(d), d as d grows")
-    scaling.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+    scaling.add_argument("--model", dest="models", action="append", type=model_name, metavar="NAME",
                          help="model (repeatable; default: independent-normal, correlated-normal,"
                               " shared-factor)")
     scaling.add_argument("--d", dest="dims", type=int, nargs="+", metavar="D",
@@ -167,7 +159,7 @@ def parser() -> argparse.ArgumentParser:
                                  "every mutant that changes the mathematics must be rejected")
     mutate.add_argument("paths", nargs="*", metavar="PATH",
                         help=PATHS_HELP)
-    mutate.add_argument("--model", dest="models", action="append", type=_model, metavar="NAME",
+    mutate.add_argument("--model", dest="models", action="append", type=model_name, metavar="NAME",
                         help="check the mutants under this model instead of each derivation's "
                              "first (repeatable)")
     mutate.add_argument("--budget", type=allowance, default=DEFAULT_BUDGET, metavar="SECONDS",

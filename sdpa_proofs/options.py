@@ -30,3 +30,12 @@ def allowance(value: str) -> float | None:
     if not amount >= 0 or amount == float("inf"):
         raise argparse.ArgumentTypeError(f"{value!r}: give a finite number, at least 0")
     return amount or None
+
+
+def model_name(value: str) -> str:
+    """The name of a bundled model (the models are imported only when one is named)."""
+    from .models import MODELS
+
+    if value not in MODELS:
+        raise argparse.ArgumentTypeError(f"unknown model {value!r}; known: {', '.join(MODELS)}")
+    return value

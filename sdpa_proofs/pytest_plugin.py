@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from .budget import DEFAULT_BUDGET
-from .options import allowance, digits
+from .options import allowance, digits, model_name
 
 # The engine (SymPy, mpmath, NumPy) is imported only when the plugin is switched on, so that
 # it costs an unrelated pytest run nothing.
@@ -31,6 +31,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--sdpa-digits", type=digits, default=30,
                     help="significant digits the numerical check requires (default 30)")
     group.addoption("--sdpa-model", action="append", default=None, metavar="NAME",
+                    type=model_name,
                     help="check under this model instead of the derivation's own (repeatable)")
     group.addoption("--sdpa-no-monte-carlo", action="store_true",
                     help="skip the Monte Carlo check of the claims")

@@ -65,7 +65,8 @@ def test_pytest_collects_derivation_files_and_shows_counterexamples(tmp_path):
 
 @pytest.mark.parametrize("option, why", [("--sdpa-digits=-20", "digits must be between 1"),
                                          ("--sdpa-digits=0", "digits must be between 1"),
-                                         ("--sdpa-budget=nan", "give a finite number")])
+                                         ("--sdpa-budget=nan", "give a finite number"),
+                                         ("--sdpa-model=nope", "unknown model 'nope'")])
 def test_the_plugin_refuses_the_values_the_command_line_refuses(tmp_path, option, why):
     """A digit count the CLI refuses made every step of a true derivation fail its numeric
     check under the plugin (review round 61): it is a usage error there too, before any check."""
