@@ -357,38 +357,46 @@ MAX_CONSTANT = 10**12
 @lru_cache(maxsize=1024)  # asked by _no_value_where and _undefined_at_some_integer alike
 def _integer_factors(base: Expr) -> tuple[Expr, ...]:
     """The factors of base that depend on an integer and may be 0 at an admissible value (d - 5,
-    sigma d - 5); coordinates and moments take part in the factoring as unknowns of their own,
-    and a factor of them is left to the checks that integrate and sample them."""
+    sigma d - 5), each made monic.  Every part of base that is no polynomial takes part in the
+    factoring as an unknown of its own (``_unknowns_in``): sigma (d - 5) + sign(d - 5) counts,
+    and 1 - floor(d/5) is the factor floor(d/5) - 1.  A factor of coordinates or moments is
+    left to the checks that integrate and sample them.  Where SymPy cannot factor the base
+    (coefficients such as 1/(1 + sqrt 2)) or it is too large to, the base counts whole."""
     if base.is_zero is False:  # sigma, d, e^z, a sum of squares plus 1: no factor is 0
         return ()
-    opaque = {x: sp.Dummy() for x in base.atoms(sp.Indexed, *MOMENT_FUNCTIONS)}
-    plain = base.xreplace(opaque)
-    symbols = sorted(plain.free_symbols, key=str)
-    if not symbols:
-        return ()
-    back = {dummy: x for x, dummy in opaque.items()}
-    factors, opaque_parts = [], []
-    for part in _zero_only_where(plain):
-        if part.is_polynomial(*symbols):
-            factors += [sp.Poly(f, *symbols).monic().as_expr()
-                        for f, _ in sp.factor_list(part)[1]]
-        elif _of_integers(part.xreplace(back)):  # floor(d/5) - 1, sign(4 - d)
-            opaque_parts.append(part.xreplace(back))
-    return tuple(f for f in factors  # sigma d - 5 counts; q_1^2 + 1, a coordinate's, does not
-                 if any(x.is_integer for x in f.free_symbols) and not f.has(*opaque.values())
-                 and f.is_zero is not False and not _no_admissible_root(f)) \
-        + tuple(part for part in opaque_parts if part.is_zero is not False)
+    try:
+        factors = [f for part in _zero_only_where(base) for f in _factors_of(part)]
+    except Exception:  # noqa: BLE001 - SymPy's factoring failed: the whole base may be 0
+        factors = [base]
+    return tuple(dict.fromkeys(f for f in factors if any(x.is_integer for x in f.free_symbols)
+                               and not _never_zero(f)))
+
+
+def _never_zero(x: Expr) -> bool:
+    """Whether SymPy shows x is 0 nowhere, each integer symbol written as its least value plus
+    a count >= 0 and each e^u of known sign as 1 + w or 1/(1 + w) for some w > 0 (taken as
+    free of the rest, which can only lose what the rest tells): n - 1 + e^R is t + e^R,
+    (d - 1)^2 + sigma is t^2 + sigma, and t e^R + n - t for R > 0 is t w + n."""
+    if x.is_zero is False:
+        return True
+    if _too_large_to_expand(x):
+        return False
+    growths = {e: 1 + sp.Dummy("w", positive=True) if e.args[0].is_positive
+               else 1 / (1 + sp.Dummy("w", positive=True))
+               for e in x.atoms(sp.exp) if e.args[0].is_extended_real
+               and (e.args[0].is_positive or e.args[0].is_negative)}
+    counts = {v: (1 if v.is_positive else 0) + sp.Dummy("t", integer=True, nonnegative=True)
+              for v in x.free_symbols if v.is_integer and v.is_nonnegative}
+    if not (growths or counts):
+        return False
+    return sp.expand(x.xreplace(growths).xreplace(counts)).is_zero is False
 
 
 def _zero_only_where(x: Expr) -> list[Expr]:
-    """Expressions that are 0 wherever x is: the factors of a product (a sum's common factor
-    taken out: sigma floor(d/5) - sigma), the base of a positive power, the argument of sign
-    and |.|, the numerator of a rational function (n p/(1 - p) + n is n/(1 - p)); none for
-    exp or a negative power, which are never 0.  What a mixture of integers and parameters
-    that is no polynomial is 0 at is then told by the polynomials it is built from:
-    1/sign(4 sigma - d sigma) has no value at d = 4 (review round 66)."""
-    if isinstance(x, sp.Add):
-        x = sp.factor_terms(x)
+    """Expressions that are 0 wherever x is: the factors of a product, the base of a positive
+    power, the argument of sign and |.|; none for exp or a negative power, which are never 0.
+    So 1/sign(4 sigma - d sigma) has no value at d = 4, as its argument's factor d - 4 tells
+    (seventeenth session)."""
     if isinstance(x, sp.Mul):
         return [part for factor in x.args for part in _zero_only_where(factor)]
     if isinstance(x, sp.Pow) and x.exp.is_number:
@@ -397,19 +405,62 @@ def _zero_only_where(x: Expr) -> list[Expr]:
         return _zero_only_where(x.args[0])
     if isinstance(x, sp.exp):
         return []
-    symbols = sorted(x.free_symbols, key=str)
-    if symbols and not x.is_polynomial(*symbols) and x.is_rational_function(*symbols):
-        numerator = sp.fraction(sp.together(x))[0]
-        return [] if numerator.is_zero is False else _zero_only_where(numerator)
     return [x]
+
+
+def _factors_of(x: Expr) -> list[Expr]:
+    """The irreducible factors of x's numerator that may be 0 at an admissible integer, monic,
+    x taken as a rational function of its symbols and its unknowns (``_unknowns_in``); none
+    of coordinates or moments.  A rational function's zeros are its numerator's:
+    d sigma/(1 - sigma) + d is d/(1 - sigma)."""
+    unknowns = _unknowns_in(x, {})
+    generic = x.xreplace(unknowns)
+    back = {dummy: node for node, dummy in unknowns.items()}
+    variables = sorted(generic.free_symbols, key=lambda v: sp.default_sort_key(back.get(v, v)))
+    if not variables:
+        return []
+    if _too_large_to_expand(generic):  # together and factor_list would take minutes
+        return [x]
+    of_coordinates = {dummy for node, dummy in unknowns.items()
+                      if node.has(sp.Indexed, *MOMENT_FUNCTIONS)}
+    numerator = sp.fraction(sp.together(generic))[0]
+    monic = [sp.Poly(f, *variables).monic().as_expr()
+             for f, _ in sp.factor_list(numerator, *variables)[1]]
+    return [f.xreplace(back) for f in monic  # q_1^2 + 1, a coordinate's, does not count
+            if not f.free_symbols & of_coordinates and not _no_admissible_root(f)]
+
+
+def _unknowns_in(x: Expr, found: dict) -> dict:
+    """Each outermost part of x that is not built from symbols and rationals by sums, products
+    and integer powers (sign(d - 5), floor(d sigma), e^sigma, a sum, sqrt 2, q_1), mapped to
+    an unknown that stands for it."""
+    if x.is_Symbol or x.is_Rational:
+        return found
+    if isinstance(x, (sp.Add, sp.Mul)) or (isinstance(x, sp.Pow) and x.exp.is_Integer):
+        for arg in x.args:
+            _unknowns_in(arg, found)
+    elif x not in found:
+        found[x] = sp.Dummy()
+    return found
+
+
+def _too_large_to_expand(x: Expr) -> bool:
+    """Whether writing x out as a polynomial could take minutes: ((d + s)/(d + 2s))^300 - 2
+    did in SymPy's together and factor_list (review round 68)."""
+    powers = [abs(p.exp) for p in x.atoms(sp.Pow) if p.exp.is_Integer]
+    return sp.count_ops(x) > MAX_EXPANDED_OPS or max(powers, default=0) > MAX_EXPANDED_POWER
+
+
+MAX_EXPANDED_OPS = 200
+MAX_EXPANDED_POWER = 24
 
 
 def _no_admissible_root(factor: Expr) -> bool:
     """Whether a polynomial in one integer symbol is 0 at none of the values it may take
     (d^2 - 2): an integer root divides the constant term of the polynomial cleared of
     denominators, so every candidate is tried."""
-    if len(factor.free_symbols) != 1:
-        return False
+    if len(factor.free_symbols) != 1 or not next(iter(factor.free_symbols)).is_integer:
+        return False  # an unknown (log(d + sigma) - 1/2) may be 0 between the integers
     (symbol,) = factor.free_symbols
     poly = sp.Poly(factor, symbol)
     if not all(c.is_Rational for c in poly.coeffs()):  # 5 + Sum(-1, (j, 1, 5)), a radical
@@ -443,7 +494,7 @@ def _undefined_at_some_integer(node: Expr, indices: dict) -> bool:
     if isinstance(node, sp.Pow):
         base = given(node.base)
         return (node.exp.is_nonnegative is not True
-                and any(given(f).is_zero is not False for f in _integer_factors(node.base))) \
+                and any(not _never_zero(given(f)) for f in _integer_factors(node.base))) \
             or (node.exp.is_integer is not True and _of_integers(node.base)
                 and base.is_nonnegative is not True)
     if isinstance(node, sp.log):

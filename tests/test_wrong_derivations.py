@@ -4,7 +4,21 @@
 from pathlib import Path
 
 import pytest
-from sympy import Abs, Eq, Le, Rational, Sum, binomial, exp, factorial, floor, log, sign, sqrt
+from sympy import (
+    Abs,
+    Eq,
+    Le,
+    Max,
+    Rational,
+    Sum,
+    binomial,
+    exp,
+    factorial,
+    floor,
+    log,
+    sign,
+    sqrt,
+)
 
 from sdpa_proofs import (
     Derivation,
@@ -18,6 +32,7 @@ from sdpa_proofs import (
     i,
     j,
     k,
+    n,
     q,
     sigma_k,
     sigma_q,
@@ -264,6 +279,8 @@ REMOVABLE_POLE = (d**2 - 25) / (d - 5)
 
 FLOOR = floor(d / 5)  # 1 at d = 5..9
 MIXED_SIGN = sign(4 * sigma_q - d * sigma_q)  # 0 at d = 4
+SURD_SIGN = sign(d * sigma_q - 5 + 1 / (1 + sqrt(2)))
+POSITIVE_SIGN = sign(d**2 - 2 * d + 1 + sigma_q)
 
 
 @pytest.mark.parametrize("lhs, rhs", [
@@ -301,6 +318,13 @@ MIXED_SIGN = sign(4 * sigma_q - d * sigma_q)  # 0 at d = 4
      (d + 4) * (1 + sigma_q) / sigma_q),  # d = 4, the numerator of a rational function
     ((Abs(sigma_q * d - 4 * sigma_q)**3 + 1) / Abs(sigma_q * d - 4 * sigma_q)**3
      - 1 / Abs(sigma_q * d - 4 * sigma_q)**3, 1),  # d = 4, under a power and |.|
+] + [  # review round 68: each x is 0 at d = 5 (d = 4 for the root) at some admissible sigma
+    ((x**2 + x) / x, x + 1) for x in (
+        sigma_q * (d - 5) + sign(d - 5), sigma_q * (d - 5) + factorial(d) - 120,
+        sqrt(d) - 2 + sigma_q * (d - 4), Max(d, sigma_q) - 5, floor(d * sigma_q) - 5,
+        d**2 + d * exp(sigma_q) - 5 * exp(sigma_q) - 25, d**sigma_q - 5,
+        d * sigma_q / (1 + sqrt(sigma_q)) - 5 * sigma_q / (1 + sqrt(sigma_q)) + d - 5,
+        Sum(sigma_q + 1, (i, 1, d)) - 5 * sigma_q - 5)
 ])
 def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, rhs):
     """Neither the rule check nor the exact engine proves it (each names the part that has no
@@ -341,6 +365,14 @@ def test_a_claim_whose_right_side_has_no_value_somewhere_is_not_reached_by_algeb
     ((never_zero**2 + never_zero) / never_zero, never_zero + 1)
     for never_zero in (d * sigma_q / (1 - sigma_q) + d, exp(d * sigma_q),
                        sign(2 * d * sigma_q - sigma_q))
+] + [  # review round 68: the same lack of a value on both sides, written apart; a base SymPy
+    # cannot factor (1/(1 + sqrt 2) among its coefficients) counts whole, and no crash
+    (k[1] / (sigma_q * FLOOR - sigma_q), -k[1] / (sigma_q - sigma_q * FLOOR)),
+    (1 / SURD_SIGN + 1, (1 + SURD_SIGN) / SURD_SIGN),
+    (1 / SURD_SIGN.args[0] + 1, (1 + SURD_SIGN.args[0]) / SURD_SIGN.args[0]),
+    # 0 nowhere, as d = 1 + t and n = 1 + t show: (d - 1)^2 + sigma, n - 1 + e^sigma
+    ((POSITIVE_SIGN**2 + POSITIVE_SIGN) / POSITIVE_SIGN, POSITIVE_SIGN + 1),
+    (d / (n - 1 + exp(sigma_q)) + 1 / (n - 1 + exp(sigma_q)), (d + 1) / (n - 1 + exp(sigma_q))),
 ])
 def test_identities_defined_wherever_their_other_side_is_are_still_proven(lhs, rhs):
     derivation = Derivation(claim=Eq(lhs, rhs), steps=[Step(rhs, "algebra")],
@@ -444,3 +476,13 @@ def test_where_a_bound_part_lacks_a_value_depends_on_the_ranges_of_the_indices_i
     assert unshared_pole(nested(d), nested(Min(d, 3))) is not None
     assert unshared_pole(nested(d) + 1, 1 + nested(d)) is None
     assert algebraically_equal(1, 1) is True and unshared_pole(0, 0) is None
+
+
+def test_a_denominator_too_large_to_factor_counts_whole():
+    """((d + sigma)/(d + 2 sigma))^300 - 2 took SymPy's together and factor_list minutes (review
+    round 68): such a base is not factored, and counts as one that may be 0."""
+    from sdpa_proofs.algebra import unshared_pole
+
+    x = ((d + sigma_q) / (d + 2 * sigma_q))**300 - 2
+    assert unshared_pole((x**2 + x) / x, x + 1) is not None
+    assert unshared_pole(1 / x + 1, (1 + x) / x) is None
