@@ -189,8 +189,13 @@ def algebraically_equal(a: Expr, b: Expr, probes: int = 3,
     their numbers), and their values only where a difference is probed.  Never True where
     one side has a part with no value at some admissible integer that the other lacks
     (``unshared_pole``): d! is not 120 binomial(d, 5) (d - 5)! at d = 3."""
-    if unshared_pole(a, b):
-        return None
+    equal = _equal_where_defined(a, b, probes, numbers)
+    return None if equal and unshared_pole(a, b) else equal
+
+
+def _equal_where_defined(a: Expr, b: Expr, probes: int, numbers: dict | None) -> bool | None:
+    """``algebraically_equal`` as SymPy's algebra sees it: True may hold only where both
+    sides have a value; False is a point where both have one, and differ."""
     (a, b), numbers = without_numbers(a, b, known=numbers)
     difference = sp.expand(canonical(a) - canonical(b))
     if difference == 0:

@@ -58,14 +58,18 @@ def exact_check(before: Expr, after: Expr, model: Model,
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     relation = relation_of(relation)  # "==" is =, not a bound
     before, after = sp.sympify(before), sp.sympify(after)
-    why = misjudged_by_sympy(before, after, *model.constants) or unshared_pole(before, after)
+    why = misjudged_by_sympy(before, after, *model.constants)
     if why:
         return Verdict(UNDECIDED, f"exact engine: {why}")
-    (before, after), numbers, model = without_numbers_in_step(model, before, after)
+    (plain_before, plain_after), numbers, plain_model = without_numbers_in_step(
+        model, before, after)
     try:
-        return _exact_check(before, after, model, distinct, relation, numbers)
+        verdict = _exact_check(plain_before, plain_after, plain_model, distinct, relation,
+                               numbers)
     except MisjudgedNumber as error:  # met where values are put in (a dimension, an index)
         return Verdict(UNDECIDED, f"exact engine: {error}")
+    lacking = unshared_pole(before, after) if verdict.status != FAIL else None  # rule_check's
+    return Verdict(UNDECIDED, f"exact engine: {lacking}") if lacking else verdict
 
 
 def _exact_check(before: Expr, after: Expr, model: Model, distinct: frozenset,
