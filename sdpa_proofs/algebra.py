@@ -381,7 +381,8 @@ def _never_zero(x: Expr) -> bool:
     """Whether SymPy shows x is 0 nowhere, each integer symbol written as its least value plus
     a count >= 0 and each e^u of known sign as 1 + w or 1/(1 + w) for some w > 0 (taken as
     free of the rest, which can only lose what the rest tells): n - 1 + e^R is t + e^R,
-    (d - 1)^2 + sigma is t^2 + sigma, and t e^R + n - t for R > 0 is t w + n."""
+    (d - 1)^2 + sigma is t^2 + sigma, t e^R + n - t for R > 0 is t w + n, and d - e^-sigma
+    is (t + w + t w)/(1 + w)."""
     if x.is_zero is False:
         return True
     if _too_large_to_expand(x):
@@ -394,7 +395,9 @@ def _never_zero(x: Expr) -> bool:
               for v in x.free_symbols if v.is_integer and v.is_nonnegative}
     if not (growths or counts):
         return False
-    return sp.expand(x.xreplace(growths).xreplace(counts)).is_zero is False
+    written = sp.expand(x.xreplace(growths).xreplace(counts))
+    # over one denominator: 1 + t - 1/(1 + w), d - e^-sigma, is (t + w + t w)/(1 + w)
+    return written.is_zero is False or sp.fraction(sp.together(written))[0].is_zero is False
 
 
 def _zero_only_where(x: Expr) -> list[Expr]:

@@ -28,6 +28,15 @@ def binomial_is_nonnegative(self: sp.binomial) -> bool | None:
     return None
 
 
+def binomial_is_integer(self: sp.binomial) -> bool | None:
+    """binomial(n, k) is an integer for integers n and k; otherwise unknown.  SymPy 1.14 says
+    "no integer" whenever k is none, and so "not 0": binomial(9/2, d - 1/2) is 0 from d = 6
+    on (1/Gamma(5 - d + 1) is 0 there), and (x^2 + x)/x = x + 1 verified for it, though its
+    left side has no value at d >= 6 (review round 69)."""
+    n, k = self.args
+    return True if n.is_integer and k.is_integer else None
+
+
 def monotonic_sign(expr: sp.Expr):
     """SymPy's ``_monotonic_sign`` (the value of expr nearest 0, or a symbol of its sign),
     with only the sign kept where expr is not a polynomial in two or more symbols.  There
@@ -78,6 +87,7 @@ def _install(cls: type, fact: str, handler) -> None:
 
 
 _install(sp.binomial, "nonnegative", binomial_is_nonnegative)
+_install(sp.binomial, "integer", binomial_is_integer)
 _SYMPY_MONOTONIC_SIGN = exprtools._monotonic_sign
 exprtools._monotonic_sign = monotonic_sign  # SymPy's Add looks it up there at each use
 _SYMPY_MUL_IS_INTEGER = sp.Mul._eval_is_integer

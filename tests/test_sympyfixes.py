@@ -101,3 +101,22 @@ def test_what_sympy_says_of_a_power_of_a_negative_number_holds_at_every_value(ba
         for fact, claim in said.items():
             truth = {"real": True, "imaginary": False, "integer": whole >= 0}[fact]
             assert claim is None or claim == truth, (power, fact, value)
+
+
+@pytest.mark.parametrize("top, k", [
+    (sp.Rational(9, 2), d - sp.Rational(1, 2)), (sp.Rational(7, 2), d + sp.Rational(1, 2)),
+    (-sp.Rational(1, 2), d - sp.Rational(1, 2)), (sp.Rational(9, 2), d / 2),
+])
+def test_what_sympy_says_of_a_binomial_with_a_fraction_holds_at_every_value(top, k):
+    """SymPy 1.14 held binomial(9/2, d - 1/2) no integer and so not 0; it is 0 from d = 6 on.
+    The reference: mpmath's Gamma ratio, 1/Gamma being 0 at the poles."""
+    import mpmath
+
+    coefficient = sp.binomial(top, k)
+    said = {"integer": coefficient.is_integer, "zero": coefficient.is_zero}
+    for value in range(1, 13):
+        with mpmath.workdps(30):
+            exact = mpmath.binomial(mpmath.mpf(sp.Rational(top)), mpmath.mpf(k.subs(d, value)))
+        truth = {"integer": mpmath.isint(exact), "zero": exact == 0}
+        for fact, claim in said.items():
+            assert claim is None or claim == truth[fact], (coefficient, fact, value, exact)
