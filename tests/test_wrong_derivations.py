@@ -326,6 +326,13 @@ POSITIVE_SIGN = sign(d**2 - 2 * d + 1 + sigma_q)
         d * sigma_q / (1 + sqrt(sigma_q)) - 5 * sigma_q / (1 + sqrt(sigma_q)) + d - 5,
         Sum(sigma_q + 1, (i, 1, d)) - 5 * sigma_q - 5,
         binomial(Rational(9, 2), d - Rational(1, 2)))  # 0 from d = 6 on (round 69)
+] + [  # review round 70: a factorial of what moves with d through a logarithm, or with d and a
+    # parameter: (-1)! at d = 21..54, and at d = 5 for sigma_q < 1
+    (factorial(x + 1), (x + 1) * factorial(x)) for x in (
+        (floor(log(d)) - 3)**2 - 1, (d - 5)**2 - 1 + floor(sigma_q))
+] + [
+    (factorial((floor(log(d)) - 3)**2 + 4),
+     120 * binomial((floor(log(d)) - 3)**2 + 4, 5) * factorial((floor(log(d)) - 3)**2 - 1)),
 ])
 def test_an_identity_that_fails_where_one_side_has_no_value_is_not_proven(lhs, rhs):
     """Neither the rule check nor the exact engine proves it (each names the part that has no
