@@ -59,11 +59,22 @@ def mul_is_integer(self: sp.Mul) -> bool | None:
     symbols that SymPy does not show to be irrational: SymPy 1.14 says no whenever every
     numerator is even and every denominator odd and > 1, so 4 (e + 1)!/3 (24 = 3 8 at e = 2)
     was no integer to it, and the sum of Kronecker deltas delta(3 t, 4 (e + 1)!) over t
-    summed to 0 (review round 53)."""
+    summed to 0 (review round 53).  And except a "yes" for a product with a denominator that
+    is no power of 2: SymPy 1.14 weighs only the twos of a single even denominator, so 2^d/6
+    was an integer to it, floor(2^(d - 1)(d - 1)(d - 2)(d - 3)/5) was built without its floor,
+    and the false claim that it is that number verified (review round 71)."""
     integer = _SYMPY_MUL_IS_INTEGER(self)
     if integer is False and self.free_symbols and self._eval_is_rational() is not False:
         return None
+    if integer is True and self.free_symbols and any(
+            _odd_part(a.q) > 1 for a in self.args if a.is_Rational and not a.is_Integer):
+        return None  # SymPy counted only the twos of the denominator
     return integer
+
+
+def _odd_part(n: int) -> int:
+    """n with its factors 2 divided out."""
+    return n >> ((n & -n).bit_length() - 1)
 
 
 def pow_is_imaginary(self: sp.Pow) -> bool | None:

@@ -76,6 +76,7 @@ e = sp.Symbol("e", integer=True, positive=True)
 @pytest.mark.parametrize("expr", [
     4 * sp.factorial(e + 1) / 3, 2 * e / 3, e * (e + 1) / 3, 2 * e / 5, (2 * e + 1) / 2,
     e * (e + 1) / 2, 6 * e / 4, 2 * sp.factorial(e) / 9,
+    2**e / 6, 2**(e - 1) * (e - 1) * (e - 2) * (e - 3) / 5, 2**(e + 1) / 12, 2**e / 4,
 ])
 def test_what_sympy_says_of_whether_a_product_is_an_integer_holds_at_every_value(expr):
     """SymPy 1.14 held 4 (e + 1)!/3 no integer (even numerators, odd denominator): it is 8 at

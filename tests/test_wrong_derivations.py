@@ -12,6 +12,7 @@ from sympy import (
     Rational,
     Sum,
     binomial,
+    ceiling,
     exp,
     factorial,
     floor,
@@ -495,3 +496,14 @@ def test_a_denominator_too_large_to_factor_counts_whole():
     x = ((d + sigma_q) / (d + 2 * sigma_q))**300 - 2
     assert unshared_pole((x**2 + x) / x, x + 1) is not None
     assert unshared_pole(1 / x + 1, (1 + x) / x) is None
+
+
+@pytest.mark.parametrize("rounding", [floor, ceiling])
+def test_a_rounding_sympy_took_for_an_integer_is_not_dropped(rounding):
+    """floor(2^(d - 1)(d - 1)(d - 2)(d - 3)/5) is 9 at d = 4, not 48/5: SymPy 1.14 held the
+    argument written out an integer (it weighs only the twos of a denominator), and the floor
+    vanished from the claim, which verified (review round 71)."""
+    x = 2**(d - 1) * (d - 1) * (d - 2) * (d - 3) / 5
+    derivation = Derivation(claim=Eq(rounding(x), x), steps=[Step(x, "algebra")],
+                            models=["independent-normal"], name="rounding")
+    assert verify_derivation(derivation, FAST).status != "verified"
