@@ -507,3 +507,16 @@ def test_a_rounding_sympy_took_for_an_integer_is_not_dropped(rounding):
     derivation = Derivation(claim=Eq(rounding(x), x), steps=[Step(x, "algebra")],
                             models=["independent-normal"], name="rounding")
     assert verify_derivation(derivation, FAST).status != "verified"
+
+
+def test_a_moment_in_a_denominator_is_weighed_in_its_closed_form():
+    """d - 5 E[q_1^2]/sigma_q^2 is d - 5 under independent-normal: (x^2 + x)/x = x + 1 has no
+    value at d = 5.  The rule check knows no model and leaves moments alone; the exact engine
+    puts in their closed forms, and the step is not verified (review round 69)."""
+    x = d - 5 * E(q[1]**2) / sigma_q**2
+    derivation = Derivation(claim=Eq((x**2 + x) / x, x + 1), steps=[Step(x + 1, "algebra")],
+                            models=["independent-normal"], name="moment")
+    report = verify_derivation(derivation, FAST)
+    assert report.status != "verified"
+    exact = report.models[0].steps[0].exact_check
+    assert exact.status == "undecided" and "1/(d - 5) has no value" in exact.reason
