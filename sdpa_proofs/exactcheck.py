@@ -95,7 +95,16 @@ def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:
                     if atom not in closed:
                         closed[atom] = _closed_form(evaluator, atom)
     known = {atom: value for atom, value in closed.items() if value is not None}
-    return [side.xreplace(known) for side in sides]
+    return [_put_in_if_defined(side, known) for side in sides]
+
+
+def _put_in_if_defined(side: Expr, values: dict) -> Expr:
+    """side with the values put in, or side as it was where SymPy cannot build the result:
+    Max(0, 1/E[z_1]) with E[z_1] = 0 raises (the other checks say why it has no value)."""
+    try:
+        return side.xreplace(values)
+    except (ValueError, TypeError, ZeroDivisionError):
+        return side
 
 
 def _may_lack_a_value(part: Expr) -> bool:
