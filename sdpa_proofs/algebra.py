@@ -341,6 +341,14 @@ def _no_value_where(part: Expr) -> frozenset:
     return frozenset()
 
 
+def may_have_no_value(part: Expr) -> bool:
+    """Whether part is of a kind ``_no_value_where`` looks at: a negative or fractional power,
+    a factorial, a logarithm, a binomial."""
+    if isinstance(part, sp.Pow):
+        return part.exp.is_nonnegative is not True or part.exp.is_integer is not True
+    return isinstance(part, (sp.factorial, sp.log, sp.binomial))
+
+
 def _on_an_integer(x: Expr) -> bool:
     """Whether x depends on an integer (the dimension, a count, an index) and on no coordinate
     or moment, which are the other checks' to integrate and sample."""
@@ -354,9 +362,9 @@ def _of_integers(x: Expr) -> bool:
     polynomial in integers and real parameters (4 sigma - d sigma).  Coordinates and moments
     are the other checks' to integrate and sample; exp, log, sin, cos and tanh of integers are
     numbers whose size the numeric check weighs (log(cos(t 10^-50)) is positive for every t
-    it meets); and a mixture that is no polynomial is told by the polynomials it is built
-    from where it is a denominator (``_zero_only_where``), else left to the numeric check at
-    the parameter points it tries (log(n p/(1 - p)))."""
+    it meets); and a mixture that is no polynomial is factored with its other parts as
+    unknowns where it is a denominator (``_integer_factors``), else left to the numeric check
+    at the parameter points it tries (log(n p/(1 - p)))."""
     symbols = x.free_symbols
     if not any(s.is_integer for s in symbols) or x.has(sp.Indexed, *MOMENT_FUNCTIONS,
                                                         *TRANSCENDENTAL):
@@ -413,7 +421,7 @@ def _zero_only_where(x: Expr) -> list[Expr]:
     """Expressions that are 0 wherever x is: the factors of a product, the base of a positive
     power, the argument of sign and |.|; none for exp or a negative power, which are never 0.
     So 1/sign(4 sigma - d sigma) has no value at d = 4, as its argument's factor d - 4 tells
-    (seventeenth session)."""
+    (review round 66 had found it verified)."""
     if isinstance(x, sp.Mul):
         return [part for factor in x.args for part in _zero_only_where(factor)]
     if isinstance(x, sp.Pow) and x.exp.is_number:

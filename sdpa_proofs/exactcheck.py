@@ -14,6 +14,7 @@ from sympy import Expr, Indexed
 from .algebra import (
     canonical,
     differs_somewhere,
+    may_have_no_value,
     misjudged_by_sympy,
     readable,
     sign_at,
@@ -90,7 +91,7 @@ def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:
     closed = {}
     for side in sides:
         for part in sp.preorder_traversal(side):
-            if _may_lack_a_value(part):
+            if may_have_no_value(part):
                 for atom in moment_atoms(part):
                     if atom not in closed:
                         closed[atom] = _closed_form(evaluator, atom)
@@ -105,13 +106,6 @@ def _put_in_if_defined(side: Expr, values: dict) -> Expr:
         return side.xreplace(values)
     except (ValueError, TypeError, ZeroDivisionError):
         return side
-
-
-def _may_lack_a_value(part: Expr) -> bool:
-    """A factorial, a binomial, a logarithm, a root or a negative power."""
-    if isinstance(part, sp.Pow):
-        return part.exp.is_integer is not True or part.exp.is_negative is not False
-    return isinstance(part, (sp.factorial, sp.binomial, sp.log))
 
 
 def _closed_form(evaluator: ExactEvaluator, atom: Expr) -> Expr | None:

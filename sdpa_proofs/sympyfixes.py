@@ -31,7 +31,7 @@ def binomial_is_nonnegative(self: sp.binomial) -> bool | None:
 def binomial_is_integer(self: sp.binomial) -> bool | None:
     """binomial(n, k) is an integer for integers n and k; otherwise unknown.  SymPy 1.14 says
     "no integer" whenever k is none, and so "not 0": binomial(9/2, d - 1/2) is 0 from d = 6
-    on (1/Gamma(5 - d + 1) is 0 there), and (x^2 + x)/x = x + 1 verified for it, though its
+    on (1/Gamma(6 - d) is 0 there), and (x^2 + x)/x = x + 1 verified for it, though its
     left side has no value at d >= 6 (review round 69)."""
     n, k = self.args
     return True if n.is_integer and k.is_integer else None
