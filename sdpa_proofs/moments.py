@@ -10,6 +10,7 @@ from __future__ import annotations
 import sympy as sp
 from sympy import Expr
 
+from .concrete import substitute_free
 from .expressions import (
     SD,
     SUMS,
@@ -29,6 +30,7 @@ from .indexing import (
     sum_over_patterns,
 )
 from .models import Model, isserlis_moment
+from .realnumbers import put_in
 
 
 def moments_as_expectations(expr: Expr) -> Expr:
@@ -60,11 +62,12 @@ class ExactEvaluator:
         """Closed form of ``expr`` when its free indices take the pairwise-distinct-by-block
         values ``fixed`` (index -> Block)."""
         fixed = fixed or {}
-        return self._value(_decide_deltas(moments_as_expectations(expr), fixed), fixed)
+        expr = _merge_coinciding(_decide_deltas(moments_as_expectations(expr), fixed), fixed)
+        return self._value(expr, fixed)
 
     def _value(self, expr: Expr, fixed: dict) -> Expr:
         if self.model.index_generic:
-            return self._generic_value(_merge_coinciding(expr, fixed))
+            return self._generic_value(expr)
         total = sp.S.Zero
         for term in expand_terms(expr, self.model.dimension, lambda e: isinstance(e, E)):
             coeff = self._coefficient(term.coeff, fixed)
@@ -219,12 +222,17 @@ def _is_entry(expr: Expr) -> bool:
 
 
 def _merge_coinciding(expr: Expr, case: dict) -> Expr:
-    """In a case where free indices coincide, write them all as one of them."""
-    representative = {}
-    for index, block in case.items():
-        representative.setdefault(block, index)
-    return expr.xreplace({index: representative[block] for index, block in case.items()
-                          if not index.is_Integer})
+    """In a case where free indices coincide, write each block as one index: as its value
+    where the block is an integer (in the case i = 5, the i of a coefficient i - 5 is 5 too,
+    and δ_{i5}(i - 5) is 0), else as the first of its indices.  Only free occurrences: a
+    sum's own index keeps its name inside it."""
+    representative = {block: block.label[1] for block in case.values()
+                      if block.label[0] == "value"}
+    for index in sorted(case, key=sp.default_sort_key):
+        representative.setdefault(case[index], index)
+    merged = {index: representative[block] for index, block in case.items()
+              if index != representative[block]}
+    return put_in(expr, merged, substitute_free) if merged else expr
 
 
 def _resum(term, body: Expr, dimension: Expr) -> Expr:

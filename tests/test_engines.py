@@ -308,3 +308,26 @@ def test_a_value_drawn_for_a_symbol_nothing_fixes_respects_its_assumptions(assum
     for _ in range(300):
         value = Fraction(str(random_value(sp.Symbol("c", **assumptions), rng)))
         assert all(holds[name](value) for name in assumptions), (assumptions, value)
+
+
+@pytest.mark.parametrize("model_name", ["independent-normal", "gaussian"])
+@pytest.mark.parametrize("lhs, holds", [
+    # delta_{d5}(d - 5) is 0 at every d: the delta is 0 unless d = 5, where d - 5 is
+    (sp.KroneckerDelta(d, 5) * (d - 5) * sigma_q, True),
+    (sp.KroneckerDelta(d, 5) * (d - 4) * sigma_q, False),  # 1 sigma_q at d = 5
+    (sp.KroneckerDelta(i, 5) * (i - 5) * E(q[i] ** 2), True),
+    (sp.KroneckerDelta(i, 5) * (i - 6) * E(q[i] ** 2), False),  # -E[q_5^2] at i = 5
+    (sp.KroneckerDelta(i, j) * (i - j) * E(q[i] * q[j]), True),
+    (sp.KroneckerDelta(i, j) * (i + j) * E(q[i] * q[j]), False),  # 2i E[q_i^2] at i = j
+])
+def test_in_a_case_of_coinciding_indices_every_occurrence_takes_the_case(model_name, lhs,
+                                                                        holds):
+    """In the case i = 5 the engine writes i as 5 in the coefficients too, and in the case
+    i = j writes both as one: the true claims are not refuted, and the false ones still
+    are, in the case that makes them false."""
+    from sdpa_proofs.models import MODELS
+    verdict = exact_check(lhs, 0, MODELS[model_name])
+    if holds:
+        assert verdict.status == "pass", verdict.reason
+    else:
+        assert verdict.status == "fail" and " when " in verdict.reason, verdict.reason
