@@ -15,11 +15,9 @@ from .algebra import (
     canonical,
     differs_somewhere,
     may_have_no_value,
-    misjudged_by_sympy,
     readable,
     sign_at,
     simplifies_to_zero,
-    unshared_pole,
     without_numbers,
 )
 from .calculus import calculus_normal_form
@@ -45,10 +43,10 @@ from .expressions import (
 )
 from .indexing import expand_terms
 from .limits import Lim, outside_the_law, sample_means
-from .models import Model, without_numbers_in_step
+from .models import Model
 from .moments import ExactEvaluator, exact_cases
+from .plainstep import check_plain
 from .realnumbers import (
-    MisjudgedNumber,
     NoEnclosure,
     approximation,
     certainly_nonzero,
@@ -66,20 +64,9 @@ def exact_check(before: Expr, after: Expr, model: Model,
                 distinct: frozenset = frozenset(), relation: str = "=") -> Verdict:
     """Closed forms of both sides for symbolic d, in every case of coinciding free indices."""
     relation = relation_of(relation)  # "==" is =, not a bound
-    before, after = sp.sympify(before), sp.sympify(after)
-    why = misjudged_by_sympy(before, after, *model.constants)
-    if why:
-        return Verdict(UNDECIDED, f"exact engine: {why}")
-    (plain_before, plain_after), numbers, plain_model = without_numbers_in_step(
-        model, before, after)
-    try:
-        verdict = _exact_check(plain_before, plain_after, plain_model, distinct, relation,
-                               numbers)
-    except MisjudgedNumber as error:  # met where values are put in (a dimension, an index)
-        return Verdict(UNDECIDED, f"exact engine: {error}")
-    lacking = unshared_pole(*_moments_in_denominators_evaluated((before, after), model)) \
-        if verdict.status != FAIL else None  # as in rule_check
-    return Verdict(UNDECIDED, f"exact engine: {lacking}") if lacking else verdict
+    return check_plain(lambda b, a, plain_model, numbers: _exact_check(
+        b, a, plain_model, distinct, relation, numbers), before, after, model, "exact engine: ",
+        lambda sides: _moments_in_denominators_evaluated(sides, model))
 
 
 def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:

@@ -4,14 +4,13 @@ move the whole the right way, lead from one side to the other (see :mod:`sdpa_pr
 
 from __future__ import annotations
 
-import sympy as sp
 from sympy import Expr
 
-from .algebra import algebraically_equal, misjudged_by_sympy, unshared_pole
+from .algebra import algebraically_equal
 from .bounds import bound_check
 from .errors import UnsupportedExpression
-from .models import Model, without_numbers_in_step
-from .realnumbers import MisjudgedNumber
+from .models import Model
+from .plainstep import check_plain
 from .relations import relation_of
 from .rules import Context, Rule, rewrite_everywhere
 from .text import show
@@ -24,21 +23,8 @@ def rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     an inequality: do the rules' bounds, used where they move the whole the right way, lead
     from one side to the other (see :mod:`sdpa_proofs.bounds`)?"""
     relation = relation_of(relation)  # "==" is =, not a bound
-    before, after = sp.sympify(before), sp.sympify(after)
-    why = misjudged_by_sympy(before, after, *model.constants)
-    if why:
-        return Verdict(UNDECIDED, why)
-    (plain_before, plain_after), numbers, plain_model = without_numbers_in_step(
-        model, before, after)
-    try:
-        verdict = _rule_check(plain_before, plain_after, rules, plain_model, distinct, relation,
-                              numbers)
-    except MisjudgedNumber as error:  # a rule put values in (a sum written out)
-        return Verdict(UNDECIDED, str(error))
-    # a pass is SymPy's algebra, which holds only where both sides have a value; a failure
-    # stands (a fixed scale log(p/(1 - p)) is refuted, though a side has no value at p = 2)
-    lacking = unshared_pole(before, after) if verdict.status != FAIL else None
-    return Verdict(UNDECIDED, lacking) if lacking else verdict
+    return check_plain(lambda b, a, plain_model, numbers: _rule_check(
+        b, a, rules, plain_model, distinct, relation, numbers), before, after, model)
 
 
 def _rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
