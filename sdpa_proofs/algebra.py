@@ -412,9 +412,12 @@ def _never_zero(x: Expr) -> bool:
               for v in x.free_symbols if v.is_integer and v.is_nonnegative}
     if not (growths or counts):
         return False
-    written = sp.expand(x.xreplace(growths).xreplace(counts))
-    # over one denominator: 1 + t - 1/(1 + w), d - e^-sigma, is (t + w + t w)/(1 + w)
-    return written.is_zero is False or sp.fraction(sp.together(written))[0].is_zero is False
+    try:
+        written = sp.expand(x.xreplace(growths).xreplace(counts))
+        # over one denominator: 1 + t - 1/(1 + w), d - e^-sigma, is (t + w + t w)/(1 + w)
+        return written.is_zero is False or sp.fraction(sp.together(written))[0].is_zero is False
+    except Exception:  # noqa: BLE001 - a SymPy failure shows nothing: x may be 0
+        return False
 
 
 def _zero_only_where(x: Expr) -> list[Expr]:

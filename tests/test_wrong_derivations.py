@@ -520,3 +520,22 @@ def test_a_moment_in_a_denominator_is_weighed_in_its_closed_form():
     assert report.status != "verified"
     exact = report.models[0].steps[0].exact_check
     assert exact.status == "undecided" and "1/(d - 5) has no value" in exact.reason
+
+
+def test_a_sympy_failure_while_showing_a_factor_nonzero_counts_the_factor(monkeypatch):
+    """d - e^(-sigma) is 0 nowhere ((t + w + t w)/(1 + w) for a count t >= 0 and w > 0), which
+    the guard shows by expanding; where SymPy raises instead, nothing is shown and the
+    denominator counts: the step is left to the other checks, never passed on a failed
+    proof."""
+    import sympy
+
+    from sdpa_proofs import algebra
+
+    denominator = d - exp(-sigma_q)
+    lhs, rhs = (denominator**2 + denominator) / denominator, denominator + 1
+    assert algebra.unshared_pole(lhs, rhs) is None
+
+    def fails(*args, **kwargs):
+        raise sympy.PolynomialError("an internal failure")
+    monkeypatch.setattr(algebra.sp, "expand", fails)
+    assert not algebra._never_zero(denominator)
