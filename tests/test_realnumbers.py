@@ -245,3 +245,28 @@ def test_a_maximum_that_sympy_orders_wrongly_is_decided_by_proven_signs(build):
         arguments = [reference(a.xreplace({d: at})) for a in build(d).args]
         with mpmath.workdps(400):
             assert abs(reference(made) - pick(arguments)) < mpmath.mpf(10) ** -300
+
+
+@pytest.mark.parametrize("number, stays", [
+    (sqrt(3), True), (1 + sqrt(2), True), (Integer(2) ** Rational(1, 3) / 5, True),
+    ((1 + sqrt(2)) ** 5, True), (sqrt(3) * Symbol("a"), True),
+    (log(2), False), (pi, False), (sqrt(1 + sqrt(2)), False), (exp(sqrt(2)), False),
+    (sp.I * sqrt(2), False), ((1 + sqrt(2)) ** 25, False),
+])
+def test_radicals_of_rationals_stay_numbers_and_other_numbers_become_unknowns(number, stays):
+    """SymPy's arithmetic on radicals of rationals is exact (sqrt(3)^4 is 9 as it is built);
+    every other number becomes an unknown of its sign, which SymPy cannot decide by evalf."""
+    from sdpa_proofs.realnumbers import numbers_as_unknowns
+
+    plain, back = numbers_as_unknowns(number)
+    assert (plain == number and not back) is stays
+
+
+def test_an_unknown_for_a_radical_would_lose_its_powers():
+    """The sd of Uniform(-a, a) is a/sqrt(3): E[q^2] E[k^2] is a^2 b^2 / 9, which SymPy
+    reaches only with sqrt(3) itself (an unknown u gives u^4 a^2 b^2 / 81)."""
+    from sdpa_proofs.algebra import algebraically_equal
+
+    a, b = Symbol("a", positive=True), Symbol("b", positive=True)
+    assert algebraically_equal((a / sqrt(3)) ** 2 * (b / sqrt(3)) ** 2, a**2 * b**2 / 9)
+    assert algebraically_equal((a / sqrt(3)) ** 2 * (b / sqrt(3)) ** 2, a**2 * b**2 / 3) is False
