@@ -69,7 +69,12 @@ class TextPrinter(StrPrinter):
         head, _, tail = expr.name.partition("_")
         return pretty_symbol(head) + (f"_{tail}" if tail else "")
 
-    _print_Dummy = _print_Symbol
+    def _print_Dummy(self, expr: Expr) -> str:
+        """An unknown standing for a number is named after it (-1/10**40, 1 + sqrt(2)): such a
+        name is bracketed unless it reads as one token, or "x·-1/10⁴⁰" and "1 + sqrt(2)²"
+        would misstate what it multiplies or raises."""
+        text = self._print_Symbol(expr).replace("**", "^").replace("*", "·")
+        return text if _one_token(expr.name) else f"({text})"
 
     def _print_Indexed(self, expr: Expr) -> str:
         base = self._print_Symbol(expr.base.label)
@@ -142,6 +147,16 @@ class TextPrinter(StrPrinter):
 
     def _print_Lim(self, expr: Expr) -> str:
         return f"lim_{{{self._print(expr.variable)}→∞}} " + self.parenthesize(expr.body, 45)
+
+
+def _one_token(name: str) -> bool:
+    """Whether a name has no operator or space outside brackets (sqrt(2), pi, x_1, 3)."""
+    depth = 0
+    for position, char in enumerate(name):
+        depth += (char in "([{") - (char in ")]}")
+        if depth == 0 and (char in " +*/^" or (char == "-" and position > 0)):
+            return False
+    return not name.startswith("-")
 
 
 def show(expr: Expr) -> str:

@@ -903,6 +903,21 @@ def test_the_claim_shown_brackets_what_a_sum_or_derivative_reaches():
     assert show(2 * MaxOver(z[l], (l, 1, n))) == "2·(max_{l=1..n} z_l)"
 
 
+def test_an_unknown_named_after_its_number_is_shown_bracketed():
+    """The checks' reasons show a number taken as an unknown by the number's name: a product
+    with -1/10^40, or a square of 1 + sqrt(2), must not read as x·-1/10··40 or 1 + sqrt(2)²
+    (found by a new user's review)."""
+    from sympy import Dummy, Symbol
+
+    from sdpa_proofs.text import show
+
+    x = Symbol("x")
+    tiny, shifted = Dummy("-1/10**40", negative=True), Dummy("1 + sqrt(2)", positive=True)
+    assert show(x * tiny) == "x·(-1/10^40)"
+    assert show(shifted**2) == "(1 + sqrt(2))²"
+    assert show(x * Dummy("sqrt(2)", positive=True)) == "x·sqrt(2)"
+
+
 def test_abbreviations_in_a_cycle_are_bad_input(tmp_path, capsys):
     write(tmp_path, "cycle.py", HEADER + '''
 A, B = Symbol("A"), Symbol("B")
@@ -2740,16 +2755,21 @@ def test_numbers_stay_out_of_the_rules_and_the_moment_engine(tmp_path, capsys, n
 
 def test_a_models_numbers_come_back_at_its_corners():
     """A model's numbers are unknowns in the exact check, but its corners are built from them:
-    at a tie they must be numbers again (sqrt(3) sqrt(3)/3 = 1), or the tie is no number."""
+    at a tie they must be numbers again (log(2) log(2)/log(2) = log(2)), or the tie is no
+    number.  (A radical such as the sqrt(3) of uniform-logits stays itself.)"""
+    import dataclasses
+
     from sympy import Rational, Sum, exp, log
 
     from sdpa_proofs import m, n, z
     from sdpa_proofs.algebra import without_numbers
     from sdpa_proofs.exactcheck import exact_check
-    from sdpa_proofs.models import MODELS
+    from sdpa_proofs.models import MODELS, logit_range
 
-    uniform = MODELS["uniform-logits"]
-    assert without_numbers(*uniform.constants)[1]  # sqrt(3) in its loading
+    assert not without_numbers(*MODELS["uniform-logits"].constants)[1]
+    uniform = dataclasses.replace(MODELS["uniform-logits"],
+                                  loadings={z: {"u": logit_range * log(2) / 2}})
+    assert without_numbers(*uniform.constants)[1]  # log(2) in its loading
     entropy = log(Sum(exp(z[m]), (m, 1, n))) \
         - Sum(exp(z[m]) * z[m], (m, 1, n)) / Sum(exp(z[m]), (m, 1, n))
     verdict = exact_check(entropy, Rational(0), uniform, relation=">=")
