@@ -297,7 +297,8 @@ class LatentLinearModel(Model):
             if not separate:
                 if a.base == b.base:
                     return _maybe_equal(a, b)
-                return f"{show(a)} and {show(b)} are dependent in this model: both contain {name}"
+                return (f"{show(a)} and {show(b)} are dependent in this model: both are built "
+                        f"from its latent {name}_{show(ia)} ({self._latent[name].family.name})")
         return None
 
     def joint_moment(self, blocks, tilts=None):

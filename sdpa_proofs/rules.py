@@ -235,6 +235,8 @@ class VarianceOfSum(Rule):
                 return None
             return Sum(Var(total.function), *total.limits)
         terms = [t for t in Add.make_args(total) if not is_deterministic(t)]
+        if isinstance(total, Add) and len(terms) == 1:  # Var(X + c) = Var(X)
+            return Var(terms[0])
         if not isinstance(total, Add) or len(terms) < 2:
             return None
         for n, a in enumerate(terms):

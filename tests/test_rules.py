@@ -62,7 +62,10 @@ CASES = {
     "zero_mean": [(s(E(q[i]) * E(k[i]), i), s(0, i), s(E(q[i]**2), i))],
     # a dropped term, and the variance of a sum taken as the sum's variance squared
     "variance_of_sum": [(Var(S), s(Var(q[i] * k[i]), i), s(Var(q[i] * k[i]), i) ** 2),
-                        (Var(q[1] + k[2] + 3), Var(q[1]) + Var(k[2]), Var(q[1]))],
+                        (Var(q[1] + k[2] + 3), Var(q[1]) + Var(k[2]), Var(q[1])),
+                        # a constant shift adds nothing, and is not squared in
+                        (Var(S + 7 * sigma_q), Var(S), Var(S) + 49 * sigma_q**2),
+                        (Var(2 * S + E(q[1])), Var(2 * S), Var(S))],
     "model_variance": [(Var(q[1]) * Var(k[1]), sigma_q**2 * sigma_k**2,
                         sigma_q**4)],
     "second_moment": [(E(q[1]**2), Var(q[1]) + E(q[1])**2, Var(q[1]))],
@@ -390,3 +393,10 @@ def test_a_model_moment_inside_a_sum_over_distinct_pairs_is_taken_and_counted():
     wrong = counted(d**2).verify(fast)
     assert wrong.status == "failed" and {s.index for s in wrong.models[0].steps
                                          if s.rule_check.status == "fail"} == {2}
+
+
+def test_a_random_term_is_no_constant_shift_of_a_variance():
+    """Var(X + c) = Var(X) drops only what is deterministic: q_1 beside S is random (and S
+    holds it), so Var(S + q_1) is not Var(S)."""
+    verdict = check(Var(S + q[1]), Var(S), "variance_of_sum", get_model("independent-normal"))
+    assert verdict.status == "fail" and "variance_of_sum" in verdict.reason
