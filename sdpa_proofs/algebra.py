@@ -249,16 +249,40 @@ def unshared_pole(a: Expr, b: Expr) -> str | None:
     5) (d - 5)! to d!, which is no value at d = 1..4, and (d^2 - 25)/(d - 5) to d + 5, none
     at d = 5 (review round 62).  Parts count as the same where they lack a value at the same
     integers: x/(d - 5) and 2x/(2d - 10) share theirs.  None if there is none."""
+    part = _unshared_part(a, b)
+    return None if part is None else _no_value_said(part)
+
+
+def _unshared_part(a: Expr, b: Expr) -> Expr | None:
     parts = [pole_at_integers(sp.sympify(side)) for side in (a, b)]
     lacks = [set().union(*side.values()) for side in parts]
     only = [part for side, other in ((0, 1), (1, 0)) for part, where in parts[side].items()
             if not where <= lacks[other]]
-    if not only:
-        return None
-    part = min(only, key=sp.default_sort_key)
+    return min(only, key=sp.default_sort_key) if only else None
+
+
+def _no_value_said(part: Expr) -> str:
+    part = _built(part)  # a part put together as written reads d - 5, not d - 1·5
+    entries = part.atoms(sp.Indexed)
+    symbols = part.free_symbols - entries - {x.base.label for x in entries}
     return (f"{show(part)} has no value at some admissible value of "
-            f"{', '.join(sorted(map(str, part.free_symbols)))}, and the other side has no such "
+            f"{', '.join(sorted(map(str, symbols)))}, and the other side has no such "
             "part: SymPy's algebra shows identities only where both sides are defined")
+
+
+def unshared_pole_for_any_values(a: Expr, b: Expr) -> str | None:
+    """``unshared_pole`` with each moment, limit and derivative in either side an unknown real
+    number (a variance's and a standard deviation's non-negative), the same in both: where no
+    model says what they are (the chain's end against the claim), d - 5 E[q_1^2]/sigma_q^2
+    may be 0 at d = 5 for all that is known, and (x^2 + x)/x is no x + 1 (review round 73)."""
+    atoms = sorted({node for side in (a, b) for node in sp.preorder_traversal(side)
+                    if isinstance(node, (*MOMENT_FUNCTIONS, Lim, sp.Derivative))},
+                   key=sp.default_sort_key)
+    unknowns = {atom: _stand_in(n, atom) for n, atom in enumerate(atoms)}
+    part = _unshared_part(sp.sympify(a).xreplace(unknowns), sp.sympify(b).xreplace(unknowns))
+    if part is None:
+        return None
+    return _no_value_said(part.xreplace({u: atom for atom, u in unknowns.items()}))
 
 
 @lru_cache(maxsize=1024)  # a chain's right side is the next step's left, under every model
@@ -327,7 +351,8 @@ def _no_value_where(part: Expr) -> frozenset:
         zero = _integer_factors(part.base) if part.exp.is_nonnegative is not True else ()
         root = part.exp.is_integer is not True and _of_integers(part.base)
         if not part.exp.is_number:
-            return frozenset({("as written", part)}) if zero or root else frozenset()
+            return frozenset({("as written", part)}) if zero or root \
+                or _power_of_zero_below_zero(part) else frozenset()
         return frozenset({("= 0", f) for f in zero}
                          | ({("< 0 under a root", part.base)} if root else set()))
     # a factorial or binomial of anything that moves with an integer: (floor(log d) - 3)^2 - 1
@@ -339,6 +364,22 @@ def _no_value_where(part: Expr) -> frozenset:
     if isinstance(part, sp.binomial) and part.args[1].free_symbols and _on_an_integer(part):
         return frozenset({("outside", part)})
     return frozenset()
+
+
+def _built(expr: Expr) -> Expr:
+    """expr as SymPy builds it from its parts (as written, d - 1·5 is d - 5 once built); as
+    it stands where SymPy cannot build it."""
+    try:
+        return expr.func(*(_built(a) for a in expr.args)) if expr.args else expr
+    except (ValueError, TypeError, ZeroDivisionError):
+        return expr
+
+
+def _power_of_zero_below_zero(power: sp.Pow) -> bool:
+    """Whether power is 0^u for an exponent u that moves with an integer and may be negative:
+    0^(floor(d/7) - floor((d + 1)/7)) is 0^(-1) at d = 6 (review round 73)."""
+    return power.base.is_zero is True and power.exp.is_nonnegative is not True \
+        and _on_an_integer(power.exp)
 
 
 def may_have_no_value(part: Expr) -> bool:
@@ -521,6 +562,8 @@ def _undefined_at_some_integer(node: Expr, indices: dict) -> bool:
         return x if x.has(Sum) else x.xreplace(indices)
     if isinstance(node, sp.Pow):
         base = given(node.base)
+        if _power_of_zero_below_zero(node):
+            return given(node.exp).is_nonnegative is not True
         return (node.exp.is_nonnegative is not True
                 and any(not _never_zero(given(f)) for f in _integer_factors(node.base))) \
             or (node.exp.is_integer is not True and _of_integers(node.base)

@@ -37,7 +37,6 @@ from .expressions import (
     SUMS,
     E,
     MaxOver,
-    moment_atoms,
     random_coordinates,
     symmetric_order,
 )
@@ -70,39 +69,54 @@ def exact_check(before: Expr, after: Expr, model: Model,
 
 
 def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:
-    """The sides with each moment inside a denominator, a factorial, a binomial, a root or a
-    logarithm in its closed form under the model, where the engine has one: the guard leaves
-    parts of moments alone, and d - 5 E[q_1^2]/sigma_q^2 is d - 5 under independent-normal,
-    which has no inverse at d = 5 (review round 69)."""
+    """The sides with each moment, limit and derivative inside a denominator, a factorial, a
+    binomial, a root or a logarithm in its closed form under the model, where the engine has
+    one, and the rest as written: the guard leaves parts of moments alone, and
+    d - 5 E[q_1^2]/sigma_q^2 is d - 5 under independent-normal, which has no inverse at d = 5
+    (review round 69), as is d - 5 L/s^2 for the limit L of the mean of z_l^2, and
+    d - d(5 q_1)/dq_1.  Built as written, so that nothing cancels what the guard must see:
+    (d - 5)(x + 1)/x with x = d - 5 Var(q_1)/sigma_q^2, rebuilt, was d - 4 (review round 73)."""
     evaluator = ExactEvaluator(model)
     closed = {}
     for side in sides:
         for part in sp.preorder_traversal(side):
             if may_have_no_value(part):
-                for atom in moment_atoms(part):
+                for atom in _engine_atoms(part):
                     if atom not in closed:
-                        closed[atom] = _closed_form(evaluator, atom)
+                        closed[atom] = _closed_form(evaluator, atom, model, sides)
     known = {atom: value for atom, value in closed.items() if value is not None}
     return [_put_in_if_defined(side, known) for side in sides]
 
 
+def _engine_atoms(part: Expr) -> list:
+    """The moments, limits and derivatives in part: what the engine works out to a value."""
+    return [node for node in sp.preorder_traversal(part)
+            if isinstance(node, (*MOMENT_FUNCTIONS, Lim, sp.Derivative))]
+
+
 def _put_in_if_defined(side: Expr, values: dict) -> Expr:
-    """side with the values put in, or side as it was where SymPy cannot build the result:
-    Max(0, 1/E[z_1]) with E[z_1] = 0 raises (the other checks say why it has no value)."""
+    """side with the values put in as written, or side as it was where SymPy cannot build the
+    result: Max(0, 1/E[z_1]) with E[z_1] = 0 raises (the other checks say why it has no
+    value)."""
     try:
-        return side.xreplace(values)
+        return written_with(side, values)
     except (ValueError, TypeError, ZeroDivisionError):
         return side
 
 
-def _closed_form(evaluator: ExactEvaluator, atom: Expr) -> Expr | None:
-    """The engine's closed form of a moment, or None where it has none (the guard then leaves
-    the moment alone, as it did before)."""
+def _closed_form(evaluator: ExactEvaluator, atom: Expr, model: Model, sides: tuple) -> Expr | None:
+    """The engine's closed form of a moment, a limit or a derivative, or None where it has
+    none (the guard then leaves the atom alone, as it did before)."""
     try:
-        value = evaluator.value(atom)
+        if isinstance(atom, Lim):
+            value = _limits_evaluated(atom, model)
+        elif isinstance(atom, sp.Derivative):
+            value = calculus_normal_form(atom, model.dimension, sides)
+        else:
+            value = evaluator.value(atom)
     except Exception:  # noqa: BLE001 - no closed form is only a refinement not made
         return None
-    return None if value.has(*MOMENT_FUNCTIONS) else value
+    return None if value.has(*MOMENT_FUNCTIONS, Lim, sp.Derivative) else value
 
 
 def _exact_check(before: Expr, after: Expr, model: Model, distinct: frozenset,

@@ -16,7 +16,7 @@ from functools import partial
 
 import sympy as sp
 
-from .algebra import algebraically_equal, unshared_pole
+from .algebra import algebraically_equal, unshared_pole, unshared_pole_for_any_values
 from .budget import DEFAULT_BUDGET, within_budget
 from .citations import Cite
 from .derivation import Derivation
@@ -350,8 +350,11 @@ def _conclusion(derivation: Derivation, claim) -> Verdict:
                              f"the claimed lhs {SYMBOLS[claimed]} rhs")
     last = unfold(sp.sympify(derivation.steps[-1].expr), derivation.where)
     equal = algebraically_equal(last, claim.rhs)
-    if equal:
-        return Verdict(PASS)
+    if equal:  # no model says what the moments in a denominator are: each may be anything
+        why = unshared_pole_for_any_values(last, claim.rhs)
+        return Verdict(UNDECIDED, f"the chain ends at {show(derivation.steps[-1].expr)}, equal "
+                                  f"to the claim's right-hand side only where both have a value"
+                                  f" ({why})") if why else Verdict(PASS)
     status = UNDECIDED if equal is None else FAIL
     why = unshared_pole(last, claim.rhs)
     return Verdict(status, f"the chain ends at {show(derivation.steps[-1].expr)}, but the claim's "

@@ -10,8 +10,10 @@ import types
 from pathlib import Path
 
 import pytest
+import sympy as sp
 from sources import GOOD, WRONG_STEP, write
 
+from sdpa_proofs import E, Var, d, q, sigma_q
 from sdpa_proofs.cli import main
 from sdpa_proofs.errors import BudgetExceeded
 
@@ -3074,3 +3076,91 @@ parity = Derivation(claim=Eq(KroneckerDelta((-1) ** w, 1) * E(q[1] ** 2), 0),
     code, out, data = verify(tmp_path, capsys=capsys)
     assert code == 1 and statuses(data)["parity"] in ("failed", "undecided")
     assert "numeric check fail" in out
+
+
+# ---- found by attacking the checker, round 73 ----------------------------------------------
+
+def _round_73_parts():
+    from sympy import Derivative, Sum, Symbol
+
+    from sdpa_proofs import Lim, n, q, s, z
+
+    ell = Symbol("l", integer=True, positive=True)
+    return {  # each is d - 5 under its model, as the exact engine works it out
+        "moment": (d - 5 * E(q[1] ** 2) / sigma_q**2, "independent-normal"),
+        "limit": (d - 5 * Lim(Sum(z[ell] ** 2, (ell, 1, n)) / n, n) / s**2, "gaussian-logits"),
+        "derivative": (d - Derivative(5 * q[1], q[1]), "independent-normal"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["moment", "limit", "derivative"])
+def test_a_limit_or_derivative_in_a_denominator_is_weighed_in_its_closed_form(kind):
+    """(x^2 + x)/x = x + 1 for x = d - 5 L/s^2 (L the limit of the mean of z_l^2, s^2) or
+    x = d - d(5 q_1)/dq_1 verified: the guard left parts of coordinates alone, though the
+    exact engine works both out to d - 5, which has no inverse at d = 5."""
+    from sdpa_proofs.exactcheck import exact_check
+    from sdpa_proofs.models import MODELS
+
+    x, model = _round_73_parts()[kind]
+    verdict = exact_check((x**2 + x) / x, x + 1, MODELS[model])
+    assert verdict.status == "undecided" and "no value" in verdict.reason
+    assert "d - 5" in verdict.reason
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    # (d - 5)(x + 1)/x with x = d - 5 Var(q_1)/sigma^2: put in and rebuilt, d - 4
+    ((d - 5) * (d - 5 * Var(q[1]) / sigma_q**2 + 1) / (d - 5 * Var(q[1]) / sigma_q**2), d - 4),
+    # E[q_1]/(d - 5 + E[q_1]) + 1: E[q_1] = 0 put in and rebuilt, 1
+    (E(q[1]) / (d - 5 + E(q[1])) + 1, 1),
+])
+def test_closed_forms_put_in_for_the_guard_cancel_nothing(lhs, rhs):
+    """The guard's closed forms were put into the whole side and SymPy rebuilt it, cancelling
+    the very factor 1/(d - 5) it was to see: both 0/0 at d = 5, both verified."""
+    from sdpa_proofs.exactcheck import exact_check
+    from sdpa_proofs.models import MODELS
+
+    verdict = exact_check(lhs, rhs, MODELS["independent-normal"])
+    assert verdict.status == "undecided" and "1/(d - 5)" in verdict.reason
+
+
+def test_the_chain_end_and_the_claim_share_what_lacks_a_value(tmp_path, capsys):
+    """A claim x + 1 = (x^2 + x)/x, x = d - 5 E[q_1^2]/sigma_q^2, whose one step keeps x + 1:
+    the pole sits only in the claim's right side, which the conclusion compared by algebra
+    with no model to say what E[q_1^2] is (verified)."""
+    write(tmp_path, "concl.py", HEADER + '''
+x = d - 5 * E(q[1]**2) / sigma_q**2
+concl = Derivation(claim=Eq(x + 1, (x**2 + x) / x), models=["independent-normal"],
+                   steps=[Step(x + 1, "algebra")])
+''')
+    code, out, data = verify(tmp_path, "--no-monte-carlo", capsys=capsys)
+    assert code == 1 and statuses(data)["concl"] == "undecided"
+    assert "only where both have a value" in out
+
+
+@pytest.mark.parametrize("lhs", [
+    sp.Integer(0) ** (sp.floor(d / 7) - sp.floor((d + 1) / 7))
+    * sp.Integer(0) ** (1 - sp.floor(d / 7) + sp.floor((d + 1) / 7)),  # 0^-1 0^2 at d = 6
+    sp.Integer(0) ** (d - 5) / sp.Integer(0) ** (d - 6),  # 0^-1 at d = 5
+])
+def test_a_power_of_zero_whose_exponent_may_be_negative_may_have_no_value(lhs):
+    """0^f for an f of integers that is -1 somewhere has no value there; SymPy's algebra took
+    both products to 0, and the guard saw no factor of the base 0 (review round 73)."""
+    from sdpa_proofs.algebra import algebraically_equal
+
+    assert algebraically_equal(lhs, 0) is None
+    assert algebraically_equal(sp.Integer(0) ** d, 0) is True  # d >= 1: a value everywhere
+
+
+def test_a_maximum_of_no_value_under_the_model_is_undecided_not_a_crash():
+    """Max(0, 1/E[q_1]) is Max(0, zoo) under independent-normal: the exact engine and the
+    numeric check raised SymPy's ValueError (an internal error) instead of saying so."""
+    from sympy import Max
+
+    from sdpa_proofs.exactcheck import exact_check
+    from sdpa_proofs.models import MODELS
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    x, model = Max(0, 1 / E(q[1])), MODELS["independent-normal"]
+    for verdict in (exact_check(x * (d + 1), x * d + x, model),
+                    numeric_check(x * (d + 1), x * d + x, model, NumericSettings())):
+        assert verdict.status == "undecided" and "no value" in verdict.reason
