@@ -109,7 +109,13 @@ class ExactEvaluator:
         if any(isinstance(a, sp.Tuple) for a in coeff.args):  # a max over l, a limit: binds
             raise UnsupportedExpression(f"{coeff}: the exact engine does not evaluate E[...] "
                                         "under a construct that binds an index")
-        return coeff.func(*(self._value(a, fixed) for a in coeff.args))
+        args = [self._value(a, fixed) for a in coeff.args]
+        try:
+            return coeff.func(*args)
+        except (ValueError, TypeError) as error:  # Max(0, 1/E[q_1]) is Max(0, zoo): no value
+            raise UnsupportedExpression(f"{coeff}: in closed form its arguments are "
+                                        f"{', '.join(map(str, args))}, of which SymPy finds no "
+                                        f"value ({error})") from error
 
     def _product_of_expectations(self, factors: tuple, assignment: dict) -> Expr:
         result = sp.S.One

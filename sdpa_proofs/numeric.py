@@ -72,7 +72,12 @@ class _Evaluation:
         """The value, and the size of the terms it is made of (see ``term_size``), each moment
         counting with the size of the terms its integral added up."""
         x = expr.xreplace({atom: self._unknown(atom) for atom in _moment_atoms(expr)})
-        return self._number(x.xreplace(self._numbers(x)), expr), self._size_at(x, {})
+        try:
+            concrete = x.xreplace(self._numbers(x))
+        except (ValueError, TypeError) as error:  # Max(0, 1/E[q_1]) is Max(0, zoo)
+            raise UnsupportedExpression(f"{expr} has no value with its moments put in: "
+                                        f"{error}") from error
+        return self._number(concrete, expr), self._size_at(x, {})
 
     def _number(self, concrete: Expr, expr: Expr) -> mpmath.mpf:
         result = sp.N(concrete, self.dps)
