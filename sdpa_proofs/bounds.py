@@ -17,7 +17,7 @@ from sympy import Add, Expr, Mul, Pow, Sum
 
 from .algebra import canonical, expand_to_the_same, without_numbers
 from .expressions import E, MaxOver, index_symbols
-from .intervals import Ranges, enclosure, forward, is_nonnegative, known_le, sign
+from .intervals import Ranges, enclosure, forward, is_nonnegative, is_positive, known_le, sign
 from .realnumbers import certainly_positive, written_with
 from .relations import upward
 from .rules import Context, Rule, rewrite_everywhere
@@ -144,6 +144,8 @@ def _monotone_children(expr: Expr, ranges: Ranges):
         return [(0, expr.function, 1, ranges.with_limits(expr.limits), anywhere)]
     if isinstance(expr, (sp.exp, E)):  # e^x grows with x; E[X] <= E[Y] when X <= Y
         return [(0, expr.args[0], 1, ranges, anywhere)]
+    if isinstance(expr, sp.log) and is_positive(expr.args[0], ranges):  # on x > 0, stay there
+        return [(0, expr.args[0], 1, ranges, lambda new: is_positive(new, ranges))]
     return []
 
 

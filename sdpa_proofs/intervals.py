@@ -83,6 +83,30 @@ def is_nonnegative(expr: Expr, ranges: Ranges) -> bool:
     return known_le(S.Zero, lo)
 
 
+def is_positive(expr: Expr, ranges: Ranges) -> bool:
+    """expr > 0 everywhere: its enclosure's lower end is above 0, or it is e^x of a real x, or a
+    sum, product, maximum or power whose parts say so (closed enclosures lose the strictness
+    of e^x > 0: the enclosure of a sum of e^(z_l) starts at 0)."""
+    lo, _ = enclosure(expr, ranges)
+    if lo is S.NaN:  # a part may not be real (exp of a log of what may be negative)
+        return False
+    if _known_lt(S.Zero, lo) or isinstance(expr, sp.exp) or (expr.is_Symbol
+                                                              and expr.is_positive):
+        return True
+    if isinstance(expr, (Sum, MaxOver)):  # a maximum or a sum of positive terms, never empty
+        inner = ranges.with_limits(expr.limits)
+        return all(known_le(lower, upper) for _, lower, upper in expr.limits) \
+            and is_positive(expr.function, inner)
+    if isinstance(expr, Add):
+        return all(is_nonnegative(a, ranges) for a in expr.args) \
+            and any(is_positive(a, ranges) for a in expr.args)
+    if isinstance(expr, Mul):
+        return all(is_positive(a, ranges) for a in expr.args)
+    if isinstance(expr, Pow):
+        return is_positive(expr.base, ranges)
+    return False
+
+
 def is_nonpositive(expr: Expr, ranges: Ranges) -> bool:
     _, hi = enclosure(expr, ranges)
     return known_le(hi, S.Zero)

@@ -34,7 +34,7 @@ from .expressions import (
     rebind,
     unfold,
 )
-from .intervals import Ranges, is_nonnegative
+from .intervals import Ranges, is_nonnegative, is_positive
 from .limits import Lim, sample_means
 from .models import Model, indices_known_distinct, isserlis_moment
 from .realnumbers import certainly_nonzero, certainly_positive
@@ -692,7 +692,7 @@ class MaxMonotone(Rule):
 
     name = "max_monotone"
     fact = "g(max_l x_l) = max_l g(x_l) for g non-decreasing on the values x_l " \
-           "(x^a for x >= 0, a > 0; c x for c >= 0)"
+           "(x^a for x >= 0, a > 0; c x for c >= 0; e^x; log x for x > 0)"
     latex = r"$g(\max_l x_l) = \max_l g(x_l)$, $g$ non-decreasing"
 
     def rewrite(self, node, ctx):
@@ -703,6 +703,11 @@ class MaxMonotone(Rule):
             odd = exponent.is_Integer and exponent % 2 == 1
             if certainly_positive(exponent) and (odd or is_nonnegative(inner, ranges)):
                 return MaxOver(inner.function ** exponent, *inner.limits)
+        if isinstance(node, (sp.exp, sp.log)) and isinstance(node.args[0], MaxOver):
+            inner = node.args[0]
+            if isinstance(node, sp.exp) or is_positive(inner.function,
+                                                       ranges.with_limits(inner.limits)):
+                return MaxOver(node.func(inner.function), *inner.limits)
         if isinstance(node, Mul):
             maxima = [f for f in node.args if isinstance(f, MaxOver)]
             if len(maxima) == 1:

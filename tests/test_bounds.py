@@ -160,6 +160,42 @@ def test_max_monotone_refuses_decreasing_and_sign_changing_functions():
     assert rule_check(2 * p_max, MaxOver(2 * softmax_p(l), (l, 1, n)), rule, LOGITS).passed
 
 
+def test_max_monotone_takes_exp_and_the_logarithm_of_positive_values():
+    """e^x grows everywhere, log x on x > 0: each commutes with a maximum; e^(-x) does not,
+    nor the logarithm of logits that may be negative."""
+    spread = MaxOver(z[l], (l, 1, n))
+    rule = resolve("max_monotone")
+    assert rule_check(sp.exp(spread), MaxOver(sp.exp(z[l]), (l, 1, n)), rule, LOGITS).passed
+    assert rule_check(sp.log(MaxOver(sp.exp(z[l]), (l, 1, n))), spread, rule, LOGITS).passed
+    assert not rule_check(sp.exp(-spread), MaxOver(sp.exp(-z[l]), (l, 1, n)), rule,
+                          LOGITS).passed
+    assert not rule_check(sp.log(spread), MaxOver(sp.log(z[l]), (l, 1, n)), rule,
+                          LOGITS).passed
+
+
+LOG_SUM_EXP = sp.log(Sum(sp.exp(z[i]), (i, 1, n)))
+
+
+@pytest.mark.parametrize("relation, verified", [(">=", True), ("<=", False)])
+def test_log_sum_exp_is_at_least_the_largest_logit(relation, verified):
+    """log sum_i e^(z_i) >= log max_i e^(z_i) = max_i z_i: a bound inside the logarithm, which
+    grows with what it is taken of; the other way round the bound is refused where it is
+    made, by the rule check (which way it goes), the exact and the numeric check
+    (counterexamples)."""
+    claim = (Ge if relation == ">=" else Le)(LOG_SUM_EXP, MaxOver(z[i], (i, 1, n)))
+    steps = [Step(sp.log(MaxOver(sp.exp(z[i]), (i, 1, n))), "sum_at_least_max", rel=relation),
+             Step(sp.log(sp.exp(MaxOver(z[i], (i, 1, n)))), "max_monotone"),
+             Step(MaxOver(z[i], (i, 1, n)), "algebra")]
+    report = verify_derivation(Derivation(claim=claim, steps=steps, models=["gaussian-logits"],
+                                          name="lse"), VerifySettings(monte_carlo=False))
+    if verified:
+        assert report.status == "verified", [(s.rule_check.reason, s.exact_check.reason)
+                                             for s in report.models[0].steps]
+    else:
+        checked = assert_rejected_at(report.models[0], 1)
+        assert "the bound goes the other way" in checked.rule_check.reason
+
+
 @pytest.mark.parametrize("claimed,proved,ok", [
     ("<=", "=", True), ("<=", "<", True), ("<", "<=", False), ("=", "<=", False),
     (">=", ">", True), (">=", "<=", False)])
@@ -184,7 +220,9 @@ def _expressions():
         st.tuples(inner, inner).map(lambda t: t[0] + t[1]),
         st.tuples(inner, inner).map(lambda t: t[0] - t[1]),
         st.tuples(inner, inner).map(lambda t: t[0] * t[1]),
-        inner.map(lambda t: t ** 2)), max_leaves=5)
+        inner.map(lambda t: t ** 2),
+        inner.map(lambda t: sp.log(1 + t ** 2)),  # the logarithm of what stays positive
+        inner.map(sp.exp)), max_leaves=5)
 
 
 def _values(expr, dim: int, rng) -> list[float]:
