@@ -18,7 +18,7 @@ from .models import indices_known_distinct
 from .registry import resolve
 from .relations import implies
 from .rulecheck import rule_check
-from .rules import Context
+from .rules import Context, instance_renaming
 from .text import show
 
 _SIDES = {"<=": UPPER, "<": UPPER, ">=": LOWER, ">": LOWER}
@@ -54,18 +54,24 @@ class Cite(BoundRule):
             yield self.lhs, _TURNED[_SIDES[relation]]
 
     def rewrite(self, node, ctx):
-        """A cited equation rewrites lhs to rhs, as a lemma does."""
-        if self.derivation.relation != "=" or type(node) is not type(self.lhs) \
-                or canonical(node) != self._patterns[0]:
+        """A cited equation rewrites lhs to rhs, as a lemma does, at any values of its free
+        indices (its claim holds for every value: dp_i/dz_j = p_i (delta_ij - p_j) at j = i)."""
+        if self.derivation.relation != "=" or type(node) is not type(self.lhs):
+            return None
+        renaming = instance_renaming(sp.Eq(self.lhs, self.rhs, evaluate=False), node,
+                                     self._patterns[0])
+        if renaming is None:
             return None
         for a, b in (tuple(pair) for pair in self.derivation.distinct):
+            a, b = (sp.sympify(x).xreplace(renaming) for x in (a, b))
             if not ctx.precondition(indices_known_distinct(a, b, ctx.distinct),
                                     f"cited {self.derivation.name} holds for {a} ≠ {b} only, "
                                     "which is not known here"):
                 return None
+        lhs, rhs = (side.xreplace(renaming) for side in (self.lhs, self.rhs))
         # the free indices of both sides: the right side lands where the left one stood
-        problem = ctx.generic_indices_apply(sp.Tuple(self.lhs, self.rhs)) or self.establish(ctx)
-        return self.rhs if ctx.precondition(problem is None, problem or "") else None
+        problem = ctx.generic_indices_apply(sp.Tuple(lhs, rhs)) or self.establish(ctx)
+        return rhs if ctx.precondition(problem is None, problem or "") else None
 
     def establish(self, ctx: Context) -> str | None:
         """The cited derivation's steps pass their rule checks under the model and compose to

@@ -751,7 +751,7 @@ class Lemma(Rule):
     def rewrite(self, node, ctx):
         if type(node) is not type(self.equation.lhs):
             return None
-        renaming = self._renaming(node)
+        renaming = instance_renaming(self.equation, node, self._pattern)
         if renaming is None:
             return None
         equation = self.equation.xreplace(renaming)
@@ -761,26 +761,6 @@ class Lemma(Rule):
         if ctx.precondition(problem is None, problem or ""):
             ctx.assumed.append(self.assumption)
             return equation.rhs
-        return None
-
-    def _renaming(self, node: Expr) -> dict | None:
-        """The values of the lemma's free indices that make its left side ``node`` ({} when it
-        is ``node`` as stated), or None.  The lemma was established in every case of its free
-        indices coinciding or not, so it holds for every value of them: stated with i, it
-        rewrites E[q_j k_j] and E[q_2 k_2] as well."""
-        if canonical(node) == self._pattern:
-            return {}
-        free = sorted((x for x in index_symbols(self.equation.lhs) if not x.is_Integer),
-                      key=sp.default_sort_key)
-        bound = {b for x in sp.preorder_traversal(self.equation) for b in bound_indices(x)}
-        candidates = sorted((x for x in index_symbols(node) - bound
-                             if not x.is_Integer or x >= 1), key=sp.default_sort_key)
-        if not free or len(candidates) ** len(free) > MAX_RENAMINGS:
-            return None
-        for values in itertools.product(candidates, repeat=len(free)):
-            renaming = dict(zip(free, values))
-            if canonical(self.equation.lhs.xreplace(renaming)) == canonical(node):
-                return renaming
         return None
 
     def unfolded(self, definitions):
@@ -793,7 +773,29 @@ class Lemma(Rule):
         return f"lemma({self.label})"
 
 
-MAX_RENAMINGS = 4096  # index assignments a lemma tries before it gives up matching a node
+def instance_renaming(equation: Eq, node: Expr, pattern: Expr | None = None) -> dict | None:
+    """The values of the equation's free indices that make its left side ``node`` ({} when it
+    is ``node`` as stated), or None; ``pattern`` is the left side's canonical form, if known.
+    An equation shown in every case of its free indices coinciding or not holds for every
+    value of them: stated with i, it rewrites E[q_j k_j] and E[q_2 k_2] as well, and the
+    Jacobian's dp_i/dz_j = p_i (delta_ij - p_j) rewrites dp_i/dz_i."""
+    if canonical(node) == (canonical(equation.lhs) if pattern is None else pattern):
+        return {}
+    free = sorted((x for x in index_symbols(equation.lhs) if not x.is_Integer),
+                  key=sp.default_sort_key)
+    bound = {b for x in sp.preorder_traversal(equation) for b in bound_indices(x)}
+    candidates = sorted((x for x in index_symbols(node) - bound
+                         if not x.is_Integer or x >= 1), key=sp.default_sort_key)
+    if not free or len(candidates) ** len(free) > MAX_RENAMINGS:
+        return None
+    for values in itertools.product(candidates, repeat=len(free)):
+        renaming = dict(zip(free, values))
+        if canonical(equation.lhs.xreplace(renaming)) == canonical(node):
+            return renaming
+    return None
+
+
+MAX_RENAMINGS = 4096  # index assignments an equation tries before it gives up matching a node
 
 
 def lemma(equation: Eq, label: str = "") -> Lemma:

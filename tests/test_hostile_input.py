@@ -356,3 +356,31 @@ def test_the_report_leaves_out_what_does_not_rebuild(tmp_path, capsys):
     assert "bare.py" in out.out + out.err
     written = (tmp_path / "out" / "report-en.tex").read_text()
     assert "good" in written
+
+
+JACOBIAN_AT = '''
+from _jacobian import derivation as jacobian
+trace = Sum(Derivative(p[i], z[i]), (i, 1, n))
+traced = Derivation(claim=Eq(trace, 1 - Sum(p[i]**2, (i, 1, n))), where=softmax_abbreviations,
+                    models=["gaussian-logits"],
+                    steps=[Step(Sum(p[i] * ({}), (i, 1, n)), cite(jacobian)),
+                           Step(1 - Sum(p[i]**2, (i, 1, n)), "algebra")])
+'''
+
+
+@pytest.mark.parametrize("factor, verified", [("1 - p[i]", True), ("1 + p[i]", False)])
+def test_a_cited_equation_applies_at_coinciding_free_indices(tmp_path, capsys, factor,
+                                                             verified):
+    """The Jacobian's claim dp_i/dz_j = p_i (delta_ij - p_j) holds for every i, j: cited, it
+    rewrites dp_i/dz_i to p_i (1 - p_i), as a lemma does; a wrong instance is refused at the
+    step that cites it (a new user's review)."""
+    root = Path(__file__).resolve().parent.parent
+    shutil.copy(root / "derivations" / "softmax" / "jacobian.py", tmp_path / "_jacobian.py")
+    write(tmp_path, "traced.py", HEADER + JACOBIAN_AT.replace("{}", factor))
+    code, output, data = verify(tmp_path, capsys=capsys)
+    traced = next(d for d in data["derivations"] if d["name"] == "traced")
+    if verified:
+        assert code == 0 and traced["status"] == "verified", output
+    else:
+        assert code == 1 and traced["status"] == "failed"
+        assert traced["models"][0]["steps"][0]["rule_check"]["status"] == "fail"
