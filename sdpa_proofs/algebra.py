@@ -23,10 +23,12 @@ from .expressions import (
     MOMENT_FUNCTIONS,
     SD,
     SUMS,
+    E,
     MaxOver,
     SumOverDistinct,
     Var,
     bound_indices,
+    random_coordinates,
     rebind,
     symmetric_order,
 )
@@ -272,17 +274,24 @@ def _no_value_said(part: Expr) -> str:
 
 def unshared_pole_for_any_values(a: Expr, b: Expr) -> str | None:
     """``unshared_pole`` with each moment, limit and derivative in either side an unknown real
-    number (a variance's and a standard deviation's non-negative), the same in both: where no
-    model says what they are (the chain's end against the claim), d - 5 E[q_1^2]/sigma_q^2
-    may be 0 at d = 5 for all that is known, and (x^2 + x)/x is no x + 1 (review round 73)."""
+    number (``_stand_in``: a variance's, and a mean of what is never negative, non-negative),
+    the same in both: where nothing says what they are (no model at the chain's end; a moment
+    whose value depends on which free indices coincide), d - 5 E[q_1^2]/sigma_q^2 may be 0 at
+    d = 5 for all that is known, and (x^2 + x)/x is no x + 1 (review round 73)."""
+    # an atom holding a part that may lack a value stays, for the guard to see that part
     atoms = sorted({node for side in (a, b) for node in sp.preorder_traversal(side)
-                    if isinstance(node, (*MOMENT_FUNCTIONS, Lim, sp.Derivative))},
+                    if isinstance(node, ENGINE_ATOMS) and not any(
+                        may_have_no_value(part) for part in sp.preorder_traversal(node))},
                    key=sp.default_sort_key)
     unknowns = {atom: _stand_in(n, atom) for n, atom in enumerate(atoms)}
     part = _unshared_part(sp.sympify(a).xreplace(unknowns), sp.sympify(b).xreplace(unknowns))
     if part is None:
         return None
     return _no_value_said(part.xreplace({u: atom for atom, u in unknowns.items()}))
+
+
+#: what the exact engine works out to a value: moments, almost-sure limits, derivatives
+ENGINE_ATOMS = (*MOMENT_FUNCTIONS, Lim, sp.Derivative)
 
 
 @lru_cache(maxsize=1024)  # a chain's right side is the next step's left, under every model
@@ -354,7 +363,8 @@ def _no_value_where(part: Expr) -> frozenset:
             return frozenset({("as written", part)}) if zero or root \
                 or _power_of_zero_below_zero(part) else frozenset()
         return frozenset({("= 0", f) for f in zero}
-                         | ({("< 0 under a root", part.base)} if root else set()))
+                         | ({("< 0 under a root", part.base)} if root else set())
+                         | ({("as written", part)} if _power_of_zero_below_zero(part) else set()))
     # a factorial or binomial of anything that moves with an integer: (floor(log d) - 3)^2 - 1
     # is -1 at d = 21..54 (review round 70); a logarithm only of what _of_integers takes
     if isinstance(part, sp.factorial) and _on_an_integer(part.args[0]):
@@ -376,10 +386,12 @@ def _built(expr: Expr) -> Expr:
 
 
 def _power_of_zero_below_zero(power: sp.Pow) -> bool:
-    """Whether power is 0^u for an exponent u that moves with an integer and may be negative:
-    0^(floor(d/7) - floor((d + 1)/7)) is 0^(-1) at d = 6 (review round 73)."""
+    """Whether power is 0^u for a negative number u (a moment 0 put in, 1/E[q_1] under a model
+    of mean 0: sign(1/0) is no number, though SymPy keeps it as one), or for an exponent u
+    that moves with an integer and may be negative: 0^(floor(d/7) - floor((d + 1)/7)) is
+    0^(-1) at d = 6 (review rounds 73 and 75)."""
     return power.base.is_zero is True and power.exp.is_nonnegative is not True \
-        and _on_an_integer(power.exp)
+        and (power.exp.is_number or _on_an_integer(power.exp))
 
 
 def may_have_no_value(part: Expr) -> bool:
@@ -490,8 +502,9 @@ def _factors_of(x: Expr) -> list[Expr]:
         return []
     if _too_large_to_expand(generic):  # together and factor_list would take minutes
         return [x]
+    # a matrix entry Sigma[1, 1] is a parameter, not a coordinate (review round 75)
     of_coordinates = {dummy for node, dummy in unknowns.items()
-                      if node.has(sp.Indexed, *MOMENT_FUNCTIONS)}
+                      if node.has(*MOMENT_FUNCTIONS) or random_coordinates(node)}
     numerator = sp.fraction(sp.together(generic))[0]
     monic = [sp.Poly(f, *variables).monic().as_expr()
              for f, _ in sp.factor_list(numerator, *variables)[1]]
@@ -589,8 +602,9 @@ def simplifies_to_zero(expr: Expr) -> bool:
 
 def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of the user's
     """An unknown for an opaque atom, assuming only what is true of every such atom: E[X] and
-    sums are real, Var(X) and sd(X) are non-negative."""
-    if isinstance(atom, (Var, SD)):
+    sums are real, Var(X), sd(X) and E[X] for an X that is never negative (q_1^2) are
+    non-negative."""
+    if isinstance(atom, (Var, SD)) or (isinstance(atom, E) and atom.args[0].is_nonnegative):
         return sp.Dummy(f"atom{n}", nonnegative=True)
     return sp.Dummy(f"atom{n}", real=True)
 

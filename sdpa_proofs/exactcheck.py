@@ -18,6 +18,7 @@ from .algebra import (
     readable,
     sign_at,
     simplifies_to_zero,
+    unshared_pole_for_any_values,
     without_numbers,
 )
 from .calculus import calculus_normal_form
@@ -37,6 +38,7 @@ from .expressions import (
     SUMS,
     E,
     MaxOver,
+    index_symbols,
     random_coordinates,
     symmetric_order,
 )
@@ -65,7 +67,8 @@ def exact_check(before: Expr, after: Expr, model: Model,
     relation = relation_of(relation)  # "==" is =, not a bound
     return check_plain(lambda b, a, plain_model, numbers: _exact_check(
         b, a, plain_model, distinct, relation, numbers), before, after, model, "exact engine: ",
-        lambda sides: _moments_in_denominators_evaluated(sides, model))
+        lambda *sides: unshared_pole_for_any_values(
+            *_moments_in_denominators_evaluated(sides, model)))
 
 
 def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:
@@ -75,7 +78,8 @@ def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:
     d - 5 E[q_1^2]/sigma_q^2 is d - 5 under independent-normal, which has no inverse at d = 5
     (review round 69), as is d - 5 L/s^2 for the limit L of the mean of z_l^2, and
     d - d(5 q_1)/dq_1.  Built as written, so that nothing cancels what the guard must see:
-    (d - 5)(x + 1)/x with x = d - 5 Var(q_1)/sigma_q^2, rebuilt, was d - 4 (review round 73)."""
+    (d - 5)(x + 1)/x with x = d - 5 Var(q_1)/sigma_q^2, rebuilt, was d - 4 (review round 73).
+    What has no closed form stays, for the guard to take as unknown."""
     evaluator = ExactEvaluator(model)
     closed = {}
     for side in sides:
@@ -106,7 +110,10 @@ def _put_in_if_defined(side: Expr, values: dict) -> Expr:
 
 def _closed_form(evaluator: ExactEvaluator, atom: Expr, model: Model, sides: tuple) -> Expr | None:
     """The engine's closed form of a moment, a limit or a derivative, or None where it has
-    none (the guard then leaves the atom alone, as it did before)."""
+    none, or where it names two indices, whose value then depends on whether they coincide:
+    E[q_i q_1] is 0 only where i is not 1 (review round 75)."""
+    if len(index_symbols(atom)) > 1:
+        return None
     try:
         if isinstance(atom, Lim):
             value = _limits_evaluated(atom, model)

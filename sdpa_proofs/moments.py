@@ -18,6 +18,7 @@ from .expressions import (
     E,
     SumOverDistinct,
     Var,
+    bound_indices,
     index_symbols,
     is_random_coordinate,
     random_coordinates,
@@ -62,7 +63,8 @@ class ExactEvaluator:
         """Closed form of ``expr`` when its free indices take the pairwise-distinct-by-block
         values ``fixed`` (index -> Block)."""
         fixed = fixed or {}
-        expr = _merge_coinciding(_decide_deltas(moments_as_expectations(expr), fixed), fixed)
+        expr = _merge_coinciding(_decide_deltas(moments_as_expectations(expr), fixed), fixed,
+                                 self.model.dimension)
         return self._value(expr, fixed)
 
     def _value(self, expr: Expr, fixed: dict) -> Expr:
@@ -227,18 +229,37 @@ def _is_entry(expr: Expr) -> bool:
     return isinstance(expr, sp.Indexed) and not is_random_coordinate(expr)
 
 
-def _merge_coinciding(expr: Expr, case: dict) -> Expr:
+def _merge_coinciding(expr: Expr, case: dict, dimension: Expr) -> Expr:
     """In a case where free indices coincide, write each block as one index: as its value
     where the block is an integer (in the case i = 5, the i of a coefficient i - 5 is 5 too,
-    and δ_{i5}(i - 5) is 0), else as the first of its indices.  Only free occurrences: a
-    sum's own index keeps its name inside it."""
+    and δ_{i5}(i - 5) is 0), as the dimension where the block holds it (a sum up to d stays
+    one up to d), else as the first of its indices.  Only free occurrences: a sum's own index
+    keeps its name inside it, and one named like the index put in is renamed first, so that
+    sum_i E[q_i q_j] in the case i = j does not become sum_i E[q_i^2] (review round 75)."""
     representative = {block: block.label[1] for block in case.values()
                       if block.label[0] == "value"}
+    if dimension in case:
+        representative.setdefault(case[dimension], dimension)
     for index in sorted(case, key=sp.default_sort_key):
         representative.setdefault(case[index], index)
     merged = {index: representative[block] for index, block in case.items()
               if index != representative[block]}
-    return put_in(expr, merged, substitute_free) if merged else expr
+    if not merged:
+        return expr
+    apart = _bound_renamed_apart(expr, {x for x in merged.values() if x.is_Symbol})
+    return put_in(apart, merged, substitute_free)
+
+
+def _bound_renamed_apart(expr: Expr, names: set) -> Expr:
+    """expr with each index that a sum or maximum binds and that is one of ``names`` renamed to
+    a fresh index of the same kind."""
+    if not expr.args:
+        return expr
+    clash = [x for x in bound_indices(expr) if x in names]
+    if clash:
+        expr = expr.xreplace({x: sp.Dummy(x.name, **x.assumptions0) for x in clash})
+    args = [_bound_renamed_apart(a, names) for a in expr.args]
+    return expr if all(new is old for new, old in zip(args, expr.args)) else expr.func(*args)
 
 
 def _resum(term, body: Expr, dimension: Expr) -> Expr:

@@ -19,12 +19,13 @@ from .verdicts import FAIL, UNDECIDED, Verdict
 
 
 def check_plain(check: Callable[..., Verdict], before: Expr, after: Expr, model: Model,
-                label: str = "", guarded=None) -> Verdict:
+                label: str = "", guard: Callable[[Expr, Expr], str | None] = unshared_pole
+                ) -> Verdict:
     """``check(before, after, model, numbers)`` on the step with each number that is not a
     rational as an unknown, and the map back: undecided where SymPy misjudges a number in the
     step, or one that putting values in makes.  A verdict other than a failure becomes
     undecided where a part of one side may have no value that the other side shares not
-    (``algebra.unshared_pole``, asked of ``guarded``, by default the sides as given): a
+    (``guard``, by default ``algebra.unshared_pole`` of the sides as given): a
     counterexample where both sides have values stands (a fixed scale log(p/(1 - p)) is
     refuted, though a side has no value at p = 2)."""
     before, after = sp.sympify(before), sp.sympify(after)
@@ -39,5 +40,5 @@ def check_plain(check: Callable[..., Verdict], before: Expr, after: Expr, model:
         return Verdict(UNDECIDED, label + str(error))
     if verdict.status == FAIL:
         return verdict
-    lacking = unshared_pole(*(guarded or (lambda sides: sides))((before, after)))
+    lacking = guard(before, after)
     return Verdict(UNDECIDED, label + lacking) if lacking else verdict

@@ -19,6 +19,7 @@ from .derivation import Derivation, justifications
 from .errors import BadInput
 from .expressions import (
     BINDERS,
+    MOMENT_FUNCTIONS,
     NOT_DIFFERENTIABLE,
     MaxOver,
     SumOverDistinct,
@@ -320,6 +321,17 @@ def _constructs_the_checks_know(place: str, expr: Expr) -> None:
         if isinstance(node, sp.KroneckerDelta) and len(node.args) > 2:
             raise BadInput(f"{place}: {show(node)}: a Kronecker delta with a range; write the "
                            "range as a sum's limits instead")
+        if node in (sp.oo, -sp.oo, sp.zoo, sp.nan):  # Var(q_1 + oo) is SymPy's Var(oo)
+            raise BadInput(f"{place}: {show(node)} is no real number: the checks weigh finite "
+                           "values only (a limit is Lim(X_n, n), not a value at infinity)")
+        if isinstance(node, sp.KroneckerDelta) and _not_of_indices(node):
+            raise BadInput(f"{place}: {show(node)}: a Kronecker delta compares indices "
+                           "(integers, index symbols, the dimension); a coordinate, an entry or "
+                           "a moment in it is no index")
+
+
+def _not_of_indices(delta: sp.KroneckerDelta) -> bool:
+    return any(a.has(sp.Indexed, *MOMENT_FUNCTIONS) for a in delta.args)
 
 
 def _model_symbols(model: Model) -> set:
@@ -340,6 +352,9 @@ def _hypotheses(derivation: Derivation, at: str) -> None:
     for index in free:
         if index.is_Integer or isinstance(index, sp.Dummy):
             continue
+        if not isinstance(index, Symbol):  # q_1 inside a Kronecker delta
+            raise BadInput(f"{at}: {show(index)} stands where an index belongs (a Kronecker "
+                           "delta compares indices)")
         declared = {k: v for k, v in index._assumptions_orig.items() if k != "commutative"}
         if declared != {"integer": True, "positive": True}:
             raise BadInput(f"{at}: the free index {index} names a coordinate (1..dimension): "

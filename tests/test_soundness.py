@@ -13,7 +13,7 @@ import pytest
 import sympy as sp
 from sources import GOOD, WRONG_STEP, write
 
-from sdpa_proofs import E, Var, d, q, sigma_q
+from sdpa_proofs import E, Var, d, i, j, q, sigma_q
 from sdpa_proofs.cli import main
 from sdpa_proofs.errors import BudgetExceeded
 
@@ -3164,3 +3164,86 @@ def test_a_maximum_of_no_value_under_the_model_is_undecided_not_a_crash():
     for verdict in (exact_check(x * (d + 1), x * d + x, model),
                     numeric_check(x * (d + 1), x * d + x, model, NumericSettings())):
         assert verdict.status == "undecided" and "no value" in verdict.reason
+
+
+# ---- found by attacking the checker, round 75 ----------------------------------------------
+
+def _exact(lhs, rhs, model="independent-normal"):
+    from sdpa_proofs.exactcheck import exact_check
+    from sdpa_proofs.models import MODELS
+
+    return exact_check(lhs, rhs, MODELS[model])
+
+
+@pytest.mark.parametrize("x, model", [
+    # E[q_i q_1] is 0 only where i is not 1: the guard took it as 0 and saw x = d
+    (d - 5 * sp.KroneckerDelta(i, 1) * E(q[i] * q[1]) / sigma_q**2, "independent-normal"),
+    # a delta inside the moment: no closed form of its own, one in every case
+    (d - 5 * E(q[1] ** 2 * sp.KroneckerDelta(i, 1)) / sigma_q**2, "independent-normal"),
+    (d - 5 * E(q[1] ** 2 * sp.KroneckerDelta(i, 1)) / E(q[1] ** 2), "gaussian"),
+])
+def test_a_moment_whose_value_depends_on_the_case_counts_as_unknown(x, model):
+    """Each x is d - 5 in the case i = 1, so (x^2 + x)/x has no value at d = 5, i = 1; the
+    guard took a moment naming two indices in the case where they differ, or left it alone
+    (and under gaussian took the entry Sigma_qq[1, 1] for a coordinate): verified."""
+    verdict = _exact((x**2 + x) / x, x + 1, model)
+    assert verdict.status == "undecided" and "no value" in verdict.reason
+
+
+def test_a_moment_put_in_as_zero_under_a_sign_is_no_value():
+    """sign(1/E[q_1]) is sign(1/0) under independent-normal: SymPy keeps sign(zoo) as a
+    number, which cancelled from X (d + 1) - X d - X (verified)."""
+    x = sp.sign(1 / E(q[1]))
+    verdict = _exact(x * (d + 1) - x * d - x, 0)
+    assert verdict.status == "undecided" and "no value" in verdict.reason
+
+
+@pytest.mark.parametrize("model", ["independent-normal", "gaussian"])
+def test_merging_coinciding_indices_captures_no_bound_index(model):
+    """sum_i E[q_i q_j] is E[q_j^2] = sigma_q^2 for every j; in the case i = j, writing j as i
+    inside the sum over i made it sum_i E[q_i^2] = d sigma_q^2, and the false
+    sigma_q^2 (1 + delta_ij (d - 1)) = sum_i E[q_i q_j] passed."""
+    from sympy import Sum
+
+    total = Sum(E(q[i] * q[j]), (i, 1, d))
+    wrong = _exact(sigma_q**2 * (1 + sp.KroneckerDelta(i, j) * (d - 1)), total, model)
+    assert wrong.status == "fail", wrong.reason
+    if model == "independent-normal":
+        assert _exact(sigma_q**2, total, model).status == "pass"
+
+
+def test_a_free_index_that_coincides_with_the_dimension_leaves_sums_to_d():
+    """In the case a = d, d stands for the block: delta_ad sum_{i <= d} E[q_i^2] =
+    delta_ad d sigma_q^2 is true, and was refused when the block was written as a."""
+    from sympy import Sum, Symbol
+
+    a = Symbol("a", integer=True, positive=True)
+    delta = sp.KroneckerDelta(a, d)
+    assert _exact(delta * Sum(E(q[i] ** 2), (i, 1, d)), delta * d * sigma_q**2).status == "pass"
+
+
+def test_a_mean_of_a_square_is_never_negative_at_the_chains_end(tmp_path, capsys):
+    """x = d + 5 E[q_1^2]/sigma_q^2 is d + 5 > 0: the conclusion took E[q_1^2] for any real
+    number and refused x + 1 = (x^2 + x)/x."""
+    write(tmp_path, "positive.py", HEADER + '''
+x = d + 5 * E(q[1]**2) / sigma_q**2
+positive = Derivation(claim=Eq(x + 1, (x**2 + x) / x), models=["independent-normal"],
+                      steps=[Step(d + 6, "model_moment"), Step(x + 1, "model_moment")])
+''')
+    code, out, data = verify(tmp_path, "--no-monte-carlo", capsys=capsys)
+    assert code == 0 and statuses(data)["positive"] == "verified", out
+
+
+@pytest.mark.parametrize("claim", ["Eq(KroneckerDelta(E(q[1]**2), sigma_q**2) * (d + 1), "
+                                   "KroneckerDelta(E(q[1]**2), sigma_q**2) * d + sigma_q**2)",
+                                   "Eq(Var(q[1] + oo), sigma_q**2)"])
+def test_a_delta_of_a_moment_and_an_infinity_are_bad_input(tmp_path, capsys, claim):
+    """A Kronecker delta compares indices (its moment crashed validation, at random), and oo
+    is no number the checks weigh (SymPy makes Var(q_1 + oo) Var(oo): an internal error)."""
+    write(tmp_path, "bad.py", HEADER + f'''
+bad = Derivation(claim={claim}, models=["independent-normal"],
+                 steps=[Step(sigma_q**2, "algebra")])
+''')
+    code, out, data = verify(tmp_path, "--no-monte-carlo", capsys=capsys)
+    assert code == 2 and "internal" not in out
+    assert "compares indices" in out or "no real number" in out
