@@ -99,18 +99,14 @@ def signed_stand_ins(x: Expr) -> Expr:
 
 
 def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
-    """x with each number in it that is not a rational or a radical of rationals
-    (``is_radical_of_rationals``) replaced by an unknown that carries only its proven sign
-    (equal numbers by the same unknown), and the map back: SymPy's simplify decides numbers
-    by evalf, and takes sin(log(cos(10^-50))), about -5 10^-101, for 0, so that x (1 + it) - x
-    simplified to 0.  Radicals stay: SymPy's arithmetic on them is exact, and an unknown for
-    sqrt 3 lost that sqrt(3)^4 is 9 (a Uniform model's sd a/sqrt 3)."""
+    """x with each number in it that is not a rational replaced by an unknown that carries
+    only its proven sign (equal numbers by the same unknown), and the map back: SymPy's
+    simplify decides numbers by evalf, and takes sin(log(cos(10^-50))), about -5 10^-101,
+    for 0, so that x (1 + it) - x simplified to 0."""
     unknowns: dict = {}
     numbers = {node for node in _numbers_in(x) if isinstance(node, Expr)}
 
     def replaced(node: Expr) -> Expr:
-        if node in numbers and is_radical_of_rationals(node):
-            return node
         if node in numbers and not (node.is_Rational or node.has(*_NOT_FINITE)):
             if node not in unknowns:  # named after its number, which reasons then show
                 unknowns[node] = _signed_unknown(node, str(node))
@@ -123,25 +119,6 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
 
 
 _NOT_FINITE = (sp.oo, -sp.oo, sp.zoo, sp.nan)
-
-
-def is_radical_of_rationals(x: Expr) -> bool:
-    """Whether x is built from rationals by sums, products, integer powers up to
-    RADICAL_POWERS and rational powers of positive rationals (sqrt 3, 1 + sqrt 2,
-    2^(1/3)/5): numbers SymPy computes with exactly as it builds them (sqrt(3)^4 is 9,
-    sqrt 8 is 2 sqrt 2), never by evalf, and real."""
-    if x.is_Rational:
-        return True
-    if isinstance(x, (sp.Add, sp.Mul)):
-        return all(is_radical_of_rationals(a) for a in x.args)
-    if isinstance(x, sp.Pow) and x.exp.is_Rational:
-        if x.exp.is_Integer:
-            return abs(x.exp) <= RADICAL_POWERS and is_radical_of_rationals(x.base)
-        return x.base.is_Rational and x.base > 0 and x.exp.q <= RADICAL_POWERS
-    return False
-
-
-RADICAL_POWERS = 24  # beyond, expanding (1 + sqrt 2)^n writes out too many terms to be of use
 
 
 def _signed_unknown(number: Expr, name: str | None) -> Expr:

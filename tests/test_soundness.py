@@ -2757,8 +2757,8 @@ def test_numbers_stay_out_of_the_rules_and_the_moment_engine(tmp_path, capsys, n
 
 def test_a_models_numbers_come_back_at_its_corners():
     """A model's numbers are unknowns in the exact check, but its corners are built from them:
-    at a tie they must be numbers again (log(2) log(2)/log(2) = log(2)), or the tie is no
-    number.  (A radical such as the sqrt(3) of uniform-logits stays itself.)"""
+    at a tie they must be numbers again (sqrt(3) sqrt(3)/3 = 1, log(2) log(2)/log(2) =
+    log(2)), or the tie is no number."""
     import dataclasses
 
     from sympy import Rational, Sum, exp, log
@@ -2768,14 +2768,13 @@ def test_a_models_numbers_come_back_at_its_corners():
     from sdpa_proofs.exactcheck import exact_check
     from sdpa_proofs.models import MODELS, logit_range
 
-    assert not without_numbers(*MODELS["uniform-logits"].constants)[1]
-    uniform = dataclasses.replace(MODELS["uniform-logits"],
-                                  loadings={z: {"u": logit_range * log(2) / 2}})
-    assert without_numbers(*uniform.constants)[1]  # log(2) in its loading
     entropy = log(Sum(exp(z[m]), (m, 1, n))) \
         - Sum(exp(z[m]) * z[m], (m, 1, n)) / Sum(exp(z[m]), (m, 1, n))
-    verdict = exact_check(entropy, Rational(0), uniform, relation=">=")
-    assert verdict.status == "pass" and "no counterexample" in verdict.reason
+    for uniform in (MODELS["uniform-logits"], dataclasses.replace(
+            MODELS["uniform-logits"], loadings={z: {"u": logit_range * log(2) / 2}})):
+        assert without_numbers(*uniform.constants)[1]  # sqrt(3), log(2) in its loading
+        verdict = exact_check(entropy, Rational(0), uniform, relation=">=")
+        assert verdict.status == "pass" and "no counterexample" in verdict.reason
 
 
 # ---- found by attacking the checker, round 49 ----------------------------------------------
