@@ -102,11 +102,16 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     """x with each number in it that is not a rational replaced by an unknown that carries
     only its proven sign (equal numbers by the same unknown), and the map back: SymPy's
     simplify decides numbers by evalf, and takes sin(log(cos(10^-50))), about -5 10^-101,
-    for 0, so that x (1 + it) - x simplified to 0."""
+    for 0, so that x (1 + it) - x simplified to 0.  In a radical of rationals
+    (``is_radical_of_rationals``) each root r^(1/q) is an unknown w that knows w^q = r
+    (``Root``): sqrt(3)^4 is 9, and still SymPy has no value of w to misjudge a sign by."""
     unknowns: dict = {}
     numbers = {node for node in _numbers_in(x) if isinstance(node, Expr)}
 
     def replaced(node: Expr) -> Expr:
+        if node in numbers and not node.is_Rational and is_radical_of_rationals(node):
+            return node.xreplace({atom: _root(atom, unknowns) ** atom.exp.p
+                                  for atom in node.atoms(sp.Pow) if not atom.exp.is_Integer})
         if node in numbers and not (node.is_Rational or node.has(*_NOT_FINITE)):
             if node not in unknowns:  # named after its number, which reasons then show
                 unknowns[node] = _signed_unknown(node, str(node))
@@ -119,6 +124,53 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
 
 
 _NOT_FINITE = (sp.oo, -sp.oo, sp.zoo, sp.nan)
+
+
+class Root(sp.Dummy):
+    """An unknown positive w standing for r^(1/q), r a positive rational, which knows only
+    w^q = r: every integer power of it is written as r^k w^m with 0 <= m < q as it is built
+    (w^4 = 9 for w = sqrt 3, 1/w = w/3), so that SymPy's algebra on it is exact and never
+    asks for its value."""
+
+    def __new__(cls, radicand: Expr, degree: int, name: str, dummy_index=None):
+        root = super().__new__(cls, name, dummy_index=dummy_index, positive=True)
+        root.radicand, root.degree = radicand, degree
+        return root
+
+    def __getnewargs_ex__(self):
+        return (self.radicand, self.degree, self.name, self.dummy_index), {}
+
+    def _eval_power(self, exponent):
+        if exponent.is_Integer and not 0 <= exponent < self.degree:
+            whole, rest = divmod(int(exponent), self.degree)
+            return self.radicand ** whole * self ** rest
+        return None
+
+
+def _root(atom: sp.Pow, unknowns: dict) -> Root:
+    """The Root of r^(1/q) for the radical atom r^(p/q), one per (r, q)."""
+    number = atom.base ** sp.Rational(1, atom.exp.q)
+    if number not in unknowns:
+        unknowns[number] = Root(atom.base, atom.exp.q, str(number))
+    return unknowns[number]
+
+
+def is_radical_of_rationals(x: Expr) -> bool:
+    """Whether x is built from rationals by sums, products, integer powers up to
+    RADICAL_POWERS and rational powers of positive rationals (sqrt 3, 1 + sqrt 2,
+    2^(1/3)/5), each root's degree at most RADICAL_POWERS."""
+    if x.is_Rational:
+        return True
+    if isinstance(x, (sp.Add, sp.Mul)):
+        return all(is_radical_of_rationals(a) for a in x.args)
+    if isinstance(x, sp.Pow) and x.exp.is_Rational:
+        if x.exp.is_Integer:
+            return abs(x.exp) <= RADICAL_POWERS and is_radical_of_rationals(x.base)
+        return x.base.is_Rational and x.base > 0 and x.exp.q <= RADICAL_POWERS
+    return False
+
+
+RADICAL_POWERS = 24  # beyond, writing (1 + sqrt 2)^n out takes too many terms to be of use
 
 
 def _signed_unknown(number: Expr, name: str | None) -> Expr:

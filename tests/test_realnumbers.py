@@ -267,3 +267,37 @@ def test_a_radical_far_below_its_terms_does_not_decide_a_sign_by_evalf():
     for lhs, rhs in [(sp.Max(2, z + 1), 2), (sp.sign(z - tiny), -1),
                      (sp.Heaviside(z - tiny), 0), (1 + sp.Abs(z - tiny), 1 - z + tiny)]:
         assert algebraically_equal(lhs, rhs) is not True, lhs
+
+
+@pytest.mark.parametrize("number, roots", [
+    (sqrt(3), {sqrt(3)}), (1 + sqrt(2), {sqrt(2)}), (Integer(2) ** Rational(2, 3) / 5,
+                                                   {Integer(2) ** Rational(1, 3)}),
+    (sqrt(3) * Symbol("a"), {sqrt(3)}), (log(2), set()), (pi, set()),
+    (sqrt(1 + sqrt(2)), set()), (exp(sqrt(2)), set()), ((1 + sqrt(2)) ** 25, set()),
+])
+def test_a_radical_of_rationals_is_written_in_roots_that_know_their_powers(number, roots):
+    """sqrt 3 becomes a root w with w^2 = 3 and nothing else; any other number an unknown of
+    its sign (log 2, pi, a nested root, e^sqrt 2, a power too high to write out)."""
+    from sdpa_proofs.realnumbers import Root, numbers_as_unknowns
+
+    plain, back = numbers_as_unknowns(number)
+    found = {value for unknown, value in back.items() if isinstance(unknown, Root)}
+    assert found == roots
+    assert all(isinstance(u, Root) for u in back) is bool(roots)
+    if roots:
+        assert sp.expand(plain.xreplace(back) - number) == 0
+        (w, value), = ((u, v) for u, v in back.items() if isinstance(u, Root))
+        assert w ** w.degree == value ** w.degree  # w^q is r, as it is built
+
+
+def test_a_root_knows_its_powers_and_no_value():
+    """(a/sqrt 3)^2 (b/sqrt 3)^2 is a^2 b^2/9 by algebra on the root (not a^2 b^2/3), and the
+    root has no value for SymPy to decide a sign by: sqrt 3 - 1.7320508 stays undecided."""
+    from sdpa_proofs.algebra import algebraically_equal
+    from sdpa_proofs.realnumbers import Root
+
+    a, b = Symbol("a", positive=True), Symbol("b", positive=True)
+    assert algebraically_equal((a / sqrt(3)) ** 2 * (b / sqrt(3)) ** 2, a**2 * b**2 / 9)
+    assert algebraically_equal((a / sqrt(3)) ** 2 * (b / sqrt(3)) ** 2, a**2 * b**2 / 3) is False
+    w = Root(Integer(3), 2, "sqrt(3)")
+    assert w**5 == 9 * w and 1 / w == w / 3 and (w - Rational(17320508, 10**7)).is_positive is None
