@@ -18,7 +18,7 @@ from .models import indices_known_distinct
 from .registry import resolve
 from .relations import implies
 from .rulecheck import rule_check
-from .rules import Context, instance_renaming
+from .rules import Context, instance, instance_renaming
 from .text import show
 
 _SIDES = {"<=": UPPER, "<": UPPER, ">=": LOWER, ">": LOWER}
@@ -68,7 +68,7 @@ class Cite(BoundRule):
                                     f"cited {self.derivation.name} holds for {a} ≠ {b} only, "
                                     "which is not known here"):
                 return None
-        lhs, rhs = (side.xreplace(renaming) for side in (self.lhs, self.rhs))
+        lhs, rhs = instance(sp.Eq(self.lhs, self.rhs, evaluate=False), renaming).args
         # the free indices of both sides: the right side lands where the left one stood
         problem = ctx.generic_indices_apply(sp.Tuple(lhs, rhs)) or self.establish(ctx)
         return rhs if ctx.precondition(problem is None, problem or "") else None

@@ -265,6 +265,19 @@ def bound_indices(expr: Expr) -> tuple[Symbol, ...]:
     return ()
 
 
+def bound_renamed_apart(expr: Expr, names: set) -> Expr:
+    """expr with each index that a sum or maximum binds and that is one of ``names`` renamed to
+    a fresh index of the same kind: putting a name in for a free index then captures nothing,
+    and no bound occurrence is taken for a free one."""
+    if not expr.args:
+        return expr
+    clash = [x for x in bound_indices(expr) if x in names]
+    if clash:
+        expr = expr.xreplace({x: sp.Dummy(x.name, **x.assumptions0) for x in clash})
+    args = [bound_renamed_apart(a, names) for a in expr.args]
+    return expr if all(new is old for new, old in zip(args, expr.args)) else expr.func(*args)
+
+
 def summand(expr: Expr) -> Expr:
     return expr.function
 

@@ -18,7 +18,7 @@ from .expressions import (
     E,
     SumOverDistinct,
     Var,
-    bound_indices,
+    bound_renamed_apart,
     index_symbols,
     is_random_coordinate,
     random_coordinates,
@@ -246,20 +246,8 @@ def _merge_coinciding(expr: Expr, case: dict, dimension: Expr) -> Expr:
               if index != representative[block]}
     if not merged:
         return expr
-    apart = _bound_renamed_apart(expr, {x for x in merged.values() if x.is_Symbol})
+    apart = bound_renamed_apart(expr, {x for x in merged.values() if x.is_Symbol})
     return put_in(apart, merged, substitute_free)
-
-
-def _bound_renamed_apart(expr: Expr, names: set) -> Expr:
-    """expr with each index that a sum or maximum binds and that is one of ``names`` renamed to
-    a fresh index of the same kind."""
-    if not expr.args:
-        return expr
-    clash = [x for x in bound_indices(expr) if x in names]
-    if clash:
-        expr = expr.xreplace({x: sp.Dummy(x.name, **x.assumptions0) for x in clash})
-    args = [_bound_renamed_apart(a, names) for a in expr.args]
-    return expr if all(new is old for new, old in zip(args, expr.args)) else expr.func(*args)
 
 
 def _resum(term, body: Expr, dimension: Expr) -> Expr:

@@ -27,6 +27,7 @@ from .expressions import (
     SumOverDistinct,
     Var,
     bound_indices,
+    bound_renamed_apart,
     index_symbols,
     is_deterministic,
     is_random_coordinate,
@@ -754,7 +755,7 @@ class Lemma(Rule):
         renaming = instance_renaming(self.equation, node, self._pattern)
         if renaming is None:
             return None
-        equation = self.equation.xreplace(renaming)
+        equation = instance(self.equation, renaming)
         problem = self.holds.get(ctx.model.name, f"lemma {self.label} was not established "
                                                  f"under {ctx.model.name}") \
             or ctx.generic_indices_apply(sp.Tuple(*equation.args))
@@ -783,16 +784,28 @@ def instance_renaming(equation: Eq, node: Expr, pattern: Expr | None = None) -> 
         return {}
     free = sorted((x for x in index_symbols(equation.lhs) if not x.is_Integer),
                   key=sp.default_sort_key)
-    bound = {b for x in sp.preorder_traversal(equation) for b in bound_indices(x)}
-    candidates = sorted((x for x in index_symbols(node) - bound
-                         if not x.is_Integer or x >= 1), key=sp.default_sort_key)
+    candidates = sorted((x for x in index_symbols(node) if not x.is_Integer or x >= 1),
+                        key=sp.default_sort_key)
     if not free or len(candidates) ** len(free) > MAX_RENAMINGS:
         return None
+    apart = _bound_apart(equation)  # a value may be named like an index the equation binds
     for values in itertools.product(candidates, repeat=len(free)):
         renaming = dict(zip(free, values))
-        if canonical(equation.lhs.xreplace(renaming)) == canonical(node):
+        if canonical(apart.lhs.xreplace(renaming)) == canonical(node):
             return renaming
     return None
+
+
+def _bound_apart(equation: Eq) -> Eq:
+    bound = {b for x in sp.preorder_traversal(equation) for b in bound_indices(x)}
+    return bound_renamed_apart(equation, bound)
+
+
+def instance(equation: Eq, renaming: dict) -> Eq:
+    """The equation at the values ``renaming`` gives its free indices, its bound indices
+    renamed apart first: E[q_i^2] = sigma^2 sum_i delta_ij at i = j must keep its sum over
+    its own index, not become sigma^2 sum_j delta_jj (review round 76)."""
+    return _bound_apart(equation).xreplace(renaming) if renaming else equation
 
 
 MAX_RENAMINGS = 4096  # index assignments an equation tries before it gives up matching a node

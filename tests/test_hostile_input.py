@@ -384,3 +384,58 @@ def test_a_cited_equation_applies_at_coinciding_free_indices(tmp_path, capsys, f
     else:
         assert code == 1 and traced["status"] == "failed"
         assert traced["models"][0]["steps"][0]["rule_check"]["status"] == "fail"
+
+
+BOUND_LIKE_FREE = '''
+cited = Derivation(claim=Eq(E(q[i]**2), sigma_q**2 * Sum(KroneckerDelta(i, j), (i, 1, d))),
+                   models=["independent-normal"],
+                   steps=[Step(sigma_q**2, "model_moment"),
+                          Step(sigma_q**2 * Sum(KroneckerDelta(i, j), (i, 1, d)), "sift")])
+'''
+
+
+@pytest.mark.parametrize("citing", [
+    # false: E[q_j^2] is sigma_q^2; renamed with its bound i, the cited sum became sum_j 1
+    "Derivation(claim=Eq(E(q[j]**2), d * sigma_q**2), models=['independent-normal'], "
+    "steps=[Step(sigma_q**2 * Sum(1, (j, 1, d)), cite(cited)), "
+    "Step(d * sigma_q**2, 'count_terms')])",
+    # true, but at i = 2 the renamed sum ran over the integer 2: an internal error
+    "Derivation(claim=Eq(E(q[2]**2), sigma_q**2 * Sum(KroneckerDelta(m, j), (m, 1, d))), "
+    "models=['independent-normal'], "
+    "steps=[Step(sigma_q**2 * Sum(KroneckerDelta(m, j), (m, 1, d)), cite(cited))])",
+])
+def test_a_cited_instance_keeps_the_cited_sum_over_its_own_index(tmp_path, capsys, citing):
+    """E[q_i^2] = sigma_q^2 sum_i delta_ij binds i on the right and has it free on the left:
+    its instance at i = j (or i = 2) renamed the bound i too (review round 76)."""
+    write(tmp_path, "_bound.py", HEADER + BOUND_LIKE_FREE)
+    write(tmp_path, "citing.py", HEADER + "from _bound import cited\nciting = " + citing + "\n")
+    code, output, data = verify(tmp_path, capsys=capsys)
+    citing_report = next(d for d in data["derivations"] if d["name"] == "citing")
+    step = citing_report["models"][0]["steps"][0]
+    assert "internal" not in output
+    if "Sum(1, (j, 1, d))" in citing:  # the false one: refused where it cites
+        assert step["rule_check"]["status"] == "fail"
+    else:  # the true one: the citation rewrites; the exact engine cannot evaluate the delta
+        assert step["rule_check"]["status"] == "pass"
+
+
+def test_a_cited_claim_applies_where_the_citing_sum_names_its_bound_index(tmp_path, capsys):
+    """d/dz_i sum_m e^(z_m) = e^(z_i), cited under a sum over m: the value m of i is named like
+    the cited claim's bound index, which is renamed apart instead of the instance refused."""
+    write(tmp_path, "_normaliser.py", HEADER + '''
+cited = Derivation(claim=Eq(Derivative(Sum(exp(z[m]), (m, 1, n)), z[i]), exp(z[i])),
+                   models=["gaussian-logits"],
+                   steps=[Step(Sum(exp(z[m]) * KroneckerDelta(i, m), (m, 1, n)), "differentiate"),
+                          Step(exp(z[i]), "sift")])
+''')
+    write(tmp_path, "citing_m.py", HEADER + '''
+from _normaliser import cited
+ell = Symbol("l", integer=True, positive=True)
+citing_m = Derivation(claim=Eq(Sum(Derivative(Sum(exp(z[ell]), (ell, 1, n)), z[m]), (m, 1, n)),
+                               Sum(exp(z[m]), (m, 1, n))),
+                      models=["gaussian-logits"],
+                      steps=[Step(Sum(exp(z[m]), (m, 1, n)), cite(cited))])
+''')
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 0 and {d["name"]: d["status"] for d in data["derivations"]}["citing_m"] == \
+        "verified", output
