@@ -278,12 +278,13 @@ def unshared_pole_for_any_values(a: Expr, b: Expr) -> str | None:
     the same in both: where nothing says what they are (no model at the chain's end; a moment
     whose value depends on which free indices coincide), d - 5 E[q_1^2]/sigma_q^2 may be 0 at
     d = 5 for all that is known, and (x^2 + x)/x is no x + 1 (review round 73)."""
+    nodes = [node for side in (a, b) for node in sp.preorder_traversal(side)]
+    if not any(may_have_no_value(node) for node in nodes):  # the kinds pole_at_integers finds
+        return None
     # an atom holding a part that may lack a value stays, for the guard to see that part
-    atoms = sorted({node for side in (a, b) for node in sp.preorder_traversal(side)
-                    if isinstance(node, ENGINE_ATOMS) and not any(
-                        may_have_no_value(part) for part in sp.preorder_traversal(node))},
-                   key=sp.default_sort_key)
-    unknowns = {atom: _stand_in(n, atom) for n, atom in enumerate(atoms)}
+    atoms = {node for node in nodes if isinstance(node, ENGINE_ATOMS) and not any(
+        may_have_no_value(part) for part in sp.preorder_traversal(node))}
+    unknowns = {atom: _unknown_for(atom) for atom in atoms}
     part = _unshared_part(sp.sympify(a).xreplace(unknowns), sp.sympify(b).xreplace(unknowns))
     if part is None:
         return None
@@ -598,6 +599,11 @@ def simplifies_to_zero(expr: Expr) -> bool:
         return sp.simplify(numbers_as_unknowns(expr)[0]) == 0
     except Exception:  # noqa: BLE001 - any internal SymPy error means "not shown"
         return False
+
+
+@lru_cache(maxsize=4096)  # the same atom, the same unknown: the guard's sides then recur
+def _unknown_for(atom: Expr) -> Symbol:
+    return _stand_in(0, atom)
 
 
 def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of the user's
