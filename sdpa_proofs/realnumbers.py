@@ -103,14 +103,21 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     only its proven sign (equal numbers by the same unknown), and the map back: SymPy's
     simplify decides numbers by evalf, and takes sin(log(cos(10^-50))), about -5 10^-101,
     for 0, so that x (1 + it) - x simplified to 0.  In a radical of rationals
-    (``is_radical_of_rationals``) each root r^(1/q) is an unknown w that knows w^q = r
-    (``Root``): sqrt(3)^4 is 9, and still SymPy has no value of w to misjudge a sign by."""
+    (``is_radical_of_rationals``) each prime p under a root is an unknown w = p^(1/L) that
+    knows w^L = p (``Root``; L the least common multiple of the degrees p is met with):
+    sqrt(3)^4 is 9, sqrt 6 is sqrt 2 sqrt 3, (2^(1/4))^2 is sqrt 2, and still SymPy has no
+    value of w to misjudge a sign by.  Products of roots of distinct primes are linearly
+    independent over the rationals, so a radical that is 0 comes out 0: two roots taken apart
+    had let a 0/0 cancel (review round 77)."""
     unknowns: dict = {}
     numbers = {node for node in _numbers_in(x) if isinstance(node, Expr)}
+    radicals = {node for node in numbers if not node.is_Rational
+                and is_radical_of_rationals(node)}
+    degrees = _prime_degrees(radicals)
 
     def replaced(node: Expr) -> Expr:
-        if node in numbers and not node.is_Rational and is_radical_of_rationals(node):
-            return node.xreplace({atom: _root(atom, unknowns) ** atom.exp.p
+        if node in radicals:
+            return node.xreplace({atom: _in_prime_roots(atom, degrees, unknowns)
                                   for atom in node.atoms(sp.Pow) if not atom.exp.is_Integer})
         if node in numbers and not (node.is_Rational or node.has(*_NOT_FINITE)):
             if node not in unknowns:  # named after its number, which reasons then show
@@ -147,18 +154,43 @@ class Root(sp.Dummy):
         return None
 
 
-def _root(atom: sp.Pow, unknowns: dict) -> Root:
-    """The Root of r^(1/q) for the radical atom r^(p/q), one per (r, q)."""
-    number = atom.base ** sp.Rational(1, atom.exp.q)
-    if number not in unknowns:
-        unknowns[number] = Root(atom.base, atom.exp.q, str(number))
-    return unknowns[number]
+def _prime_degrees(radicals) -> dict:
+    """prime -> the least common multiple of the degrees of the roots it is under."""
+    degrees: dict = {}
+    for node in radicals:
+        for atom in node.atoms(sp.Pow):
+            if not atom.exp.is_Integer:
+                for prime in _factored(atom.base):
+                    degrees[prime] = sp.ilcm(degrees.get(prime, 1), atom.exp.q)
+    return degrees
+
+
+def _factored(r: Expr) -> dict:
+    """prime -> its exponent in the rational r (negative in the denominator)."""
+    factors = dict(sp.factorint(r.p))
+    for prime, power in sp.factorint(r.q).items():
+        factors[prime] = factors.get(prime, 0) - power
+    return factors
+
+
+def _in_prime_roots(atom: sp.Pow, degrees: dict, unknowns: dict) -> Expr:
+    """r^(m/q) as a product of powers of the Roots of its primes: 12^(1/2) = w_2^2 w_3 for
+    w_2 = sqrt 2, w_3 = sqrt 3 (sqrt 12 is 2 sqrt 3 in SymPy already)."""
+    product = sp.S.One
+    for prime, power in _factored(atom.base).items():
+        degree = degrees[prime]
+        number = sp.Integer(prime) ** sp.Rational(1, degree)
+        if number not in unknowns:
+            unknowns[number] = Root(sp.Integer(prime), degree, str(number))
+        product *= unknowns[number] ** (power * atom.exp * degree)
+    return product
 
 
 def is_radical_of_rationals(x: Expr) -> bool:
     """Whether x is built from rationals by sums, products, integer powers up to
     RADICAL_POWERS and rational powers of positive rationals (sqrt 3, 1 + sqrt 2,
-    2^(1/3)/5), each root's degree at most RADICAL_POWERS."""
+    2^(1/3)/5), each root's degree at most RADICAL_POWERS and its radicand's numerator and
+    denominator at most MAX_RADICAND."""
     if x.is_Rational:
         return True
     if isinstance(x, (sp.Add, sp.Mul)):
@@ -166,11 +198,13 @@ def is_radical_of_rationals(x: Expr) -> bool:
     if isinstance(x, sp.Pow) and x.exp.is_Rational:
         if x.exp.is_Integer:
             return abs(x.exp) <= RADICAL_POWERS and is_radical_of_rationals(x.base)
-        return x.base.is_Rational and x.base > 0 and x.exp.q <= RADICAL_POWERS
+        return x.base.is_Rational and x.base > 0 and x.exp.q <= RADICAL_POWERS \
+            and max(x.base.p, x.base.q) <= MAX_RADICAND
     return False
 
 
 RADICAL_POWERS = 24  # beyond, writing (1 + sqrt 2)^n out takes too many terms to be of use
+MAX_RADICAND = 10**12  # a radicand is factored into primes; a larger one stays one unknown
 
 
 def _signed_unknown(number: Expr, name: str | None) -> Expr:

@@ -301,3 +301,22 @@ def test_a_root_knows_its_powers_and_no_value():
     assert algebraically_equal((a / sqrt(3)) ** 2 * (b / sqrt(3)) ** 2, a**2 * b**2 / 3) is False
     w = Root(Integer(3), 2, "sqrt(3)")
     assert w**5 == 9 * w and 1 / w == w / 3 and (w - Rational(17320508, 10**7)).is_positive is None
+
+
+def test_roots_of_one_prime_are_one_root_and_a_hidden_zero_comes_out_zero():
+    """2^(1/4) and sqrt 2 were two unrelated roots, so (1 + r)(1 - r) + sqrt 2 - 1 (exactly 0
+    for r = 2^(1/4)) was an unknown nonzero number, and x (a^2 (1 + D)^2 - a^2)/(a^2 (1 + D')^2
+    - a^2), 0/0, passed as x (review round 77).  Each prime is one root now, at the least
+    common multiple of its degrees, and sqrt 6 is sqrt 2 sqrt 3."""
+    from sdpa_proofs.algebra import algebraically_equal
+    from sdpa_proofs.realnumbers import numbers_as_unknowns
+
+    r = sp.root(2, 4)
+    hidden_zeros = [(1 + r) * (1 - r) + sqrt(2) - 1, (2 + r) * (2 - r) + sqrt(2) - 4,
+                    (sqrt(2) + sqrt(3)) ** 2 - 5 - 2 * sqrt(6)]
+    for zero in hidden_zeros:
+        assert sp.expand(numbers_as_unknowns(zero)[0]) == 0
+    x, a = Symbol("x", real=True), Symbol("a", positive=True)
+    first, second = hidden_zeros[:2]
+    ratio = x * (a**2 * (1 + first) ** 2 - a**2) / (a**2 * (1 + second) ** 2 - a**2)
+    assert algebraically_equal(ratio, x) is not True
