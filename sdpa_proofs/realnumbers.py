@@ -104,7 +104,8 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     simplify decides numbers by evalf, and takes sin(log(cos(10^-50))), about -5 10^-101,
     for 0, so that x (1 + it) - x simplified to 0.  In a radical of rationals
     (``is_radical_of_rationals``) each prime p under a root is an unknown w = p^(1/L) that
-    knows w^L = p (``Root``; L the least common multiple of the degrees p is met with):
+    knows w^L = p (``Root``; L the least common multiple of the degrees p is met with, at
+    most RADICAL_POWERS, else the radical stays one unknown):
     sqrt(3)^4 is 9, sqrt 6 is sqrt 2 sqrt 3, (2^(1/4))^2 is sqrt 2, and still SymPy has no
     value of w to misjudge a sign by.  Products of roots of distinct primes are linearly
     independent over the rationals, so a radical that is 0 comes out 0: two roots taken apart
@@ -113,6 +114,10 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     numbers = {node for node in _numbers_in(x) if isinstance(node, Expr)}
     radicals = {node for node in numbers if not node.is_Rational
                 and is_radical_of_rationals(node)}
+    # a prime under roots of degrees 23 and 19 would be w^437: such a radical stays one unknown
+    degrees = _prime_degrees(radicals)
+    radicals = {node for node in radicals if all(
+        degrees[prime] <= RADICAL_POWERS for prime in _primes_under_roots(node))}
     degrees = _prime_degrees(radicals)
 
     def replaced(node: Expr) -> Expr:
@@ -163,6 +168,11 @@ def _prime_degrees(radicals) -> dict:
                 for prime in _factored(atom.base):
                     degrees[prime] = sp.ilcm(degrees.get(prime, 1), atom.exp.q)
     return degrees
+
+
+def _primes_under_roots(node: Expr) -> set:
+    return {prime for atom in node.atoms(sp.Pow) if not atom.exp.is_Integer
+            for prime in _factored(atom.base)}
 
 
 def _factored(r: Expr) -> dict:

@@ -320,3 +320,18 @@ def test_roots_of_one_prime_are_one_root_and_a_hidden_zero_comes_out_zero():
     first, second = hidden_zeros[:2]
     ratio = x * (a**2 * (1 + first) ** 2 - a**2) / (a**2 * (1 + second) ** 2 - a**2)
     assert algebraically_equal(ratio, x) is not True
+
+
+def test_a_prime_under_roots_of_too_many_degrees_stays_one_unknown():
+    """2^(1/23) + 2^(1/19) + 2^(1/17) + 2^(1/13) would be written in 2^(1/96577): squaring
+    it, SymPy's simplify factored polynomials of that degree for minutes (review round 78).
+    Such a radical stays one unknown of its sign, and 2^(1/8) 2^(1/3) is still 2^(11/24)."""
+    from sdpa_proofs.algebra import algebraically_equal
+    from sdpa_proofs.realnumbers import Root, numbers_as_unknowns
+
+    spread = sum(sp.root(2, k) for k in (23, 19, 17, 13))
+    plain, back = numbers_as_unknowns(spread)
+    assert len(back) == 1 and not any(isinstance(u, Root) for u in back)
+    x = Symbol("x", real=True)
+    assert algebraically_equal(spread**2 * x, x) is not True
+    assert algebraically_equal(sp.root(2, 8) * sp.root(2, 3) * x, sp.root(2, 24) ** 11 * x)
