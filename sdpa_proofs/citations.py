@@ -34,6 +34,7 @@ class Cite(BoundRule):
         self.lhs, self.rhs = (unfold(x, where) for x in (derivation.claim.lhs,
                                                           derivation.claim.rhs))
         self._patterns = canonical(self.lhs), canonical(self.rhs)
+        self._equation = sp.Eq(self.lhs, self.rhs, evaluate=False)
         self.fact = f"{derivation.name}: {show(derivation.claim.lhs)} " \
                     f"{derivation.claim.rel_op} {show(derivation.claim.rhs)}"
         self.latex = f"by {derivation.name}"
@@ -58,8 +59,7 @@ class Cite(BoundRule):
         indices (its claim holds for every value: dp_i/dz_j = p_i (delta_ij - p_j) at j = i)."""
         if self.derivation.relation != "=" or type(node) is not type(self.lhs):
             return None
-        renaming = instance_renaming(sp.Eq(self.lhs, self.rhs, evaluate=False), node,
-                                     self._patterns[0])
+        renaming = instance_renaming(self._equation, node, self._patterns[0])
         if renaming is None:
             return None
         for a, b in (tuple(pair) for pair in self.derivation.distinct):
@@ -68,7 +68,7 @@ class Cite(BoundRule):
                                     f"cited {self.derivation.name} holds for {a} ≠ {b} only, "
                                     "which is not known here"):
                 return None
-        lhs, rhs = instance(sp.Eq(self.lhs, self.rhs, evaluate=False), renaming).args
+        lhs, rhs = instance(self._equation, renaming).args
         # the free indices of both sides: the right side lands where the left one stood
         problem = ctx.generic_indices_apply(sp.Tuple(lhs, rhs)) or self.establish(ctx)
         return rhs if ctx.precondition(problem is None, problem or "") else None

@@ -12,6 +12,7 @@ import sympy as sp
 from sympy import Expr, Indexed
 
 from .algebra import (
+    ENGINE_ATOMS,
     canonical,
     differs_somewhere,
     may_have_no_value,
@@ -34,7 +35,6 @@ from .concrete import (
 )
 from .errors import UnsupportedExpression
 from .expressions import (
-    MOMENT_FUNCTIONS,
     SUMS,
     E,
     MaxOver,
@@ -94,8 +94,7 @@ def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:
 
 def _engine_atoms(part: Expr) -> list:
     """The moments, limits and derivatives in part: what the engine works out to a value."""
-    return [node for node in sp.preorder_traversal(part)
-            if isinstance(node, (*MOMENT_FUNCTIONS, Lim, sp.Derivative))]
+    return [node for node in sp.preorder_traversal(part) if isinstance(node, ENGINE_ATOMS)]
 
 
 def _put_in_if_defined(side: Expr, values: dict) -> Expr:
@@ -123,7 +122,7 @@ def _closed_form(evaluator: ExactEvaluator, atom: Expr, model: Model, sides: tup
             value = evaluator.value(atom)
     except Exception:  # noqa: BLE001 - no closed form is only a refinement not made
         return None
-    return None if value.has(*MOMENT_FUNCTIONS, Lim, sp.Derivative) else value
+    return None if value.has(*ENGINE_ATOMS) else value
 
 
 def _exact_check(before: Expr, after: Expr, model: Model, distinct: frozenset,

@@ -118,7 +118,6 @@ def numbers_as_unknowns(x: Expr) -> tuple[Expr, dict]:
     degrees = _prime_degrees(radicals)
     radicals = {node for node in radicals if all(
         degrees[prime] <= RADICAL_POWERS for prime in _primes_under_roots(node))}
-    degrees = _prime_degrees(radicals)
 
     def replaced(node: Expr) -> Expr:
         if node in radicals:

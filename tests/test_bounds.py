@@ -362,3 +362,20 @@ def test_a_cited_equation_rewrites_only_where_it_holds():
     for model, holds in (("independent-normal", True), ("correlated-normal", False)):
         verdict = rule_check(E(dot_product) + 1, 1, names([mean_zero]), get_model(model))
         assert verdict.passed is holds, verdict.reason
+
+
+def test_positivity_is_claimed_only_where_every_part_shows_it():
+    """is_positive decides where a logarithm may take a bound inside it: e^x and sums and
+    maxima of it over a range that is not empty are positive; an empty sum, a factor of
+    unknown sign and a real symbol of unknown sign are not."""
+    from sdpa_proofs import sigma_q
+    from sdpa_proofs.intervals import is_positive
+
+    ranges = Ranges(n)
+    assert is_positive(Sum(sp.exp(z[i]), (i, 1, n)), ranges)
+    assert is_positive(MaxOver(sp.exp(z[i]), (i, 1, n)), ranges)
+    assert is_positive(sigma_q * sp.exp(z[1]), ranges)
+    assert not is_positive(Sum(sp.exp(z[i]), (i, 2, 1)), ranges)  # empty
+    assert not is_positive(z[1] * sp.exp(z[1]), ranges)
+    assert not is_positive(sp.exp(z[1]) - 1, ranges)
+    assert not is_positive(Symbol("y", real=True), ranges)
