@@ -164,6 +164,8 @@ def isserlis_moment(factors: list, mean, covariance) -> Expr:
 
 def _maybe_equal(a: Indexed, b: Indexed) -> str:
     (ia,), (ib,) = a.indices, b.indices
+    if ia == ib:
+        return f"{show(a)} appears in both, and a coordinate is not independent of itself"
     return f"{show(a)} and {show(b)} may be the same coordinate: {ia} ≠ {ib} is not known here"
 
 

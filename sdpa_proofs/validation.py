@@ -64,6 +64,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     except BadInput as error:
         raise BadInput(f"{at}: where: {error}") from None
     _abbreviations(derivation, models, at)  # before anything is unfolded
+    _no_dummies(_places(derivation) + _model_places(models))
     _names_are_unique(_places(derivation) + _model_places(models))
     _no_symbol_prints_like_an_entry(_places(derivation) + _model_places(models))
     given = {m.dimension for m in models} | {s for m in models for point in m.parameter_points
@@ -80,7 +81,10 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
         _constructs_the_checks_know(place, expr)
     _hypotheses(derivation, at)
     for model in models:
-        parameter_domains(model)
+        try:
+            parameter_domains(model)
+        except BadInput as error:  # the model may be the file's own: say which file uses it
+            raise BadInput(f"{at}: {error}") from None
 
 
 def _places(derivation: Derivation) -> list[tuple[str, Expr]]:
@@ -114,6 +118,17 @@ def _model_places(models: list[Model]) -> list[tuple[str, Expr]]:
     return places
 
 
+def _no_dummies(places: list[tuple[str, Expr]]) -> None:
+    """Dummies are the toolkit's own: it renames bound indices apart and stands in for values
+    with them.  A user's Dummy prints like a symbol it is not (Dummy("sigma_q") as the built-in
+    sigma_q) and, sealed with its dummy_index, could be one of the checks' own."""
+    for place, expr in places:
+        dummies = sorted(expr.atoms(sp.Dummy), key=str)
+        if dummies:
+            raise BadInput(f"{place}: Dummy({dummies[0].name!r}) is a sympy Dummy, which the "
+                           "toolkit keeps for names of its own: use Symbol")
+
+
 def _names_are_unique(places: list[tuple[str, Expr]]) -> None:
     """Two different symbols (or vectors) that print alike would make the claim shown differ
     from the claim checked: Symbol("a", positive=True) and Symbol("a", nonpositive=True)."""
@@ -123,7 +138,7 @@ def _names_are_unique(places: list[tuple[str, Expr]]) -> None:
     labels = {thing.label for thing, _ in found if isinstance(thing, IndexedBase)}
     seen: dict[str, tuple[object, str]] = {}
     for thing, place in found:
-        if isinstance(thing, sp.Dummy) or thing in labels:
+        if thing in labels:
             continue
         printed = show(thing.label if isinstance(thing, IndexedBase) else thing)
         other = seen.setdefault(printed, (thing, place))
@@ -141,7 +156,7 @@ def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
     printed_builtins = {show(x): x for x in LIBRARY.values() if type(x) is Symbol}
     for place, expr in places:
         for symbol in expr.atoms(Symbol):
-            if isinstance(symbol, sp.Dummy) or symbol in printed_builtins.values() or any(
+            if symbol in printed_builtins.values() or any(
                     symbol == x.base.label for x in expr.atoms(Indexed)):
                 continue  # the toolkit's own (p_max) and the labels of vectors
             printed = show(symbol)
@@ -159,15 +174,15 @@ def _no_look_alikes(place: str, expr: Expr) -> None:
     named = set(expr.atoms(Symbol)) | {x.base for x in expr.atoms(Indexed)}
     for thing in named:
         name = str(thing.label if isinstance(thing, IndexedBase) else thing)
-        if not name.isidentifier() and not isinstance(thing, sp.Dummy):
+        if not name.isidentifier():
             raise BadInput(f"{place}: the name {name!r} is not a plain name (letters, digits "
                            "and _, not starting with a digit): it could print like an "
                            "expression")
-        if name.startswith("_") and not isinstance(thing, sp.Dummy):
+        if name.startswith("_"):
             raise BadInput(f"{place}: the name {name} starts with _, which the toolkit keeps for "
                            "names of its own: choose another")
         builtin = LIBRARY.get(name)
-        if builtin is None or thing == builtin or isinstance(thing, sp.Dummy):
+        if builtin is None or thing == builtin:
             continue
         if isinstance(builtin, IndexedBase) and isinstance(thing, Symbol) and thing == \
                 builtin.label:
@@ -342,6 +357,11 @@ def _model_symbols(model: Model) -> set:
     return found
 
 
+def _declared(symbol: Symbol) -> dict:
+    """The assumptions a symbol was declared with (commutative goes without saying)."""
+    return {k: v for k, v in symbol._assumptions_orig.items() if k != "commutative"}
+
+
 def _hypotheses(derivation: Derivation, at: str) -> None:
     """``distinct`` pairs name two different free indices of the statement: never an index a
     sum binds, where "i != j" would drop the diagonal of the sum.  A free index names some
@@ -355,8 +375,7 @@ def _hypotheses(derivation: Derivation, at: str) -> None:
         if not isinstance(index, Symbol):  # q_1 inside a Kronecker delta
             raise BadInput(f"{at}: {show(index)} stands where an index belongs (a Kronecker "
                            "delta compares indices)")
-        declared = {k: v for k, v in index._assumptions_orig.items() if k != "commutative"}
-        if declared != {"integer": True, "positive": True}:
+        if _declared(index) != {"integer": True, "positive": True}:
             raise BadInput(f"{at}: the free index {index} names a coordinate (1..dimension): "
                            "declare it Symbol(..., integer=True, positive=True) and nothing "
                            "more")
@@ -381,10 +400,12 @@ def parameter_domains(model: Model) -> None:
     variances."""
     if not model.parameter_points:
         raise BadInput(f"model {model.name}: no parameter points to evaluate at")
-    if not (isinstance(model.dimension, Symbol) and model.dimension.is_integer
-            and model.dimension.is_positive):
+    # and nothing more: an even or prime dimension lets SymPy rewrite what the file builds
+    # (2 floor(D/2) as D) by a fact no output shows
+    if not (type(model.dimension) is Symbol and _declared(model.dimension)
+            == {"integer": True, "positive": True}):
         raise BadInput(f"model {model.name}: its dimension {model.dimension} must be a "
-                       "positive integer symbol")
+                       "Symbol(..., integer=True, positive=True) and nothing more")
     for point in model.parameter_points:
         for symbol, value in point.items():
             value = sp.sympify(value)

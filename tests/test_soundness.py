@@ -339,6 +339,24 @@ DECLARATIONS = {
         variance = Derivation(claim=Eq(Var(q[1]), sigma**2), models=["independent-normal"],
                               steps=[Step(sigma**2, "model_variance")])
         '''), "prints like the built-in"),
+    # review round 79: a Dummy printed as the built-in sigma_q, past the look-alike checks,
+    # so that the claim shown, Var(k_1) = sigma_q^2, was not the claim checked
+    "a Dummy that prints like a built-in": (HEADER + textwrap.dedent('''
+        twin = Dummy("sigma_q", positive=True)
+        twins = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                                  loadings={q: {"u": sigma_q}, k: {"w": twin}}, name="twins")
+        variance = Derivation(claim=Eq(Var(k[1]), twin**2), models=[twins],
+                              steps=[Step(twin**2, "model_variance")])
+        '''), "declared.py:7: claim: Dummy('sigma_q') is a sympy Dummy"),
+    "a dimension declared even": (HEADER + textwrap.dedent('''
+        D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
+        evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                                  loadings={q: {"u": sigma_q}, k: {"w": sigma_k}}, dimension=D,
+                                  name="evens")
+        variance = Derivation(claim=Eq(Var(q[1]), sigma_q**2), models=[evens],
+                              steps=[Step(sigma_q**2, "model_variance")])
+        '''), "declared.py:8: model evens: its dimension D must be a Symbol(..., "
+                 "integer=True, positive=True) and nothing more"),
 }
 
 
