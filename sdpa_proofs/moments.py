@@ -238,6 +238,11 @@ def _merge_coinciding(expr: Expr, case: dict, dimension: Expr) -> Expr:
     sum_i E[q_i q_j] in the case i = j does not become sum_i E[q_i^2] (review round 75)."""
     representative = {block: block.label[1] for block in case.values()
                       if block.label[0] == "value"}
+    if representative.get(case.get(dimension)) is not None and expr.has(*SUMS):  # δ(d, 7)
+        raise UnsupportedExpression(f"the case {dimension} = {representative[case[dimension]]}"
+                                    f" (where an index or δ compares {dimension} with a number): "
+                                    f"the exact engine evaluates for every {dimension} at once, "
+                                    "not at one")
     if dimension in case:
         representative.setdefault(case[dimension], dimension)
     for index in sorted(case, key=sp.default_sort_key):

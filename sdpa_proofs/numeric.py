@@ -468,12 +468,10 @@ ARBITRARY_DRAWS = 3  # values tried for each symbol that nothing fixes (a shift 
 def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct: frozenset):
     """(both sides made concrete, where, substitution, point, d) for every dimension, parameter
     point, value of the free indices and draw of values for the symbols nothing fixes."""
-    # a model whose moments depend on the index values has entries u_7 only from d = 7 on, and
-    # a claim about the coordinates themselves has z_5 only from n = 5 on: the dimensions are
-    # then moved up to start there
-    least = least_dimension((before, after)) \
-        if model.index_generic or is_pointwise(before, after) else 1
-    for dim in from_least(dimensions, least):
+    # a claim that names q_2 is about the dimensions that have a q_2, as the exact engine reads
+    # it (at d = 1, E[S q_2 k_2] would take q_2 for a coordinate beyond S): the dimensions
+    # are moved up to start at the largest index named
+    for dim in from_least(dimensions, least_dimension((before, after))):
         for indices in concrete_index_values([before, after], distinct, dim):
             # the sums written out once per dimension, then each parameter point put in
             written = [_written_out(x, model.dimension, dim, tuple(indices.items()))

@@ -46,6 +46,11 @@ LIBRARY = {str(value.label if isinstance(value, IndexedBase) else value): value
            if type(value) is Symbol or isinstance(value, IndexedBase)}
 #: the library's own abbreviation names, which ``where`` may define
 ABBREVIATIONS = {_symbols.S, _symbols.S_tilde, _symbols.P, _symbols.p}
+#: the abbreviations that are symbols, and where= that gives each its meaning: undefined, one
+#: would be a real number that nothing fixes (E[S q_2 k_2] read as S E[q_2 k_2])
+ABBREVIATED = {_symbols.S: "where={S: dot_product}",
+               _symbols.S_tilde: "where={S_tilde: other_dot_product}",
+               _symbols.P: "where=softmax_abbreviations"}
 
 
 def validate(derivation: Derivation, models: list[Model]) -> None:
@@ -311,6 +316,12 @@ def _abbreviations(derivation: Derivation, models: list[Model], at: str) -> None
                 str(name) in LIBRARY or name in taken):
             raise BadInput(f"{at}: where={{{show(key)}: ...}}: {show(name)} already means "
                            "something (a built-in or model symbol): abbreviate with a new name")
+    for place, expr in _places(derivation):  # p_i undefined is fits_model's to name
+        for name in sorted(set(ABBREVIATED) & expr.atoms(Symbol) - set(derivation.where),
+                           key=str):
+            raise BadInput(f"{place}: {show(name)} is the library's abbreviation, which this "
+                           f"derivation does not define: pass {ABBREVIATED[name]}, or name "
+                           "your symbol otherwise")
 
 
 def _constructs_the_checks_know(place: str, expr: Expr) -> None:

@@ -215,10 +215,10 @@ def test_an_undefined_abbreviation_is_bad_input(tmp_path, capsys):
     """p_i without where=softmax_abbreviations: named, with the fix, not a traceback."""
     write(tmp_path, "bare.py", """
 from sympy import Le, Sum
-from sdpa_proofs import Derivation, P, Step, i, n, p
+from sdpa_proofs import Derivation, Step, i, n, p
 
-bare = Derivation(claim=Le(Sum(p[i] ** 2, (i, 1, n)), P), models=["gaussian-logits"],
-                  steps=[Step(P * Sum(p[i], (i, 1, n)), "at_most_max", rel="<=")])
+bare = Derivation(claim=Le(Sum(p[i] ** 2, (i, 1, n)), 1), models=["gaussian-logits"],
+                  steps=[Step(Sum(p[i], (i, 1, n)), "at_most_max", rel="<=")])
 """)
     assert main(["verify", str(tmp_path), "--no-monte-carlo"]) == 2
     out = capsys.readouterr().out

@@ -198,6 +198,17 @@ def test_numeric_check_needs_the_digits_it_is_asked_for(normal):
     assert off.status == "fail" and off.counterexample["d"] == 1
 
 
+@pytest.mark.parametrize("engine", [exact_check, lambda a, b, model: numeric_check(
+    a, b, model, NumericSettings())])
+def test_a_claim_naming_q_2_is_about_the_dimensions_that_have_it(normal, engine):
+    """E[S q_2 k_2] = sigma_q^2 sigma_k^2 for every d >= 2 (the term i = 2 of S alone has a
+    mean); the numeric check evaluated it at d = 1 too, taking q_2 for a coordinate beyond S,
+    and refused it there.  Both engines pass it, and refuse 2 sigma_q^2 sigma_k^2."""
+    x = E(S * q[2] * k[2])
+    assert engine(x, sigma_q**2 * sigma_k**2, normal).status == "pass"
+    assert engine(x, 2 * sigma_q**2 * sigma_k**2, normal).status == "fail"
+
+
 def test_non_polynomial_integrand_is_undecided_never_passed(normal):
     verdict = numeric_check(E(Abs(q[1])), sigma_q * sp.sqrt(2 / sp.pi), normal, NumericSettings())
     assert verdict.status == "undecided"

@@ -348,6 +348,13 @@ DECLARATIONS = {
         variance = Derivation(claim=Eq(Var(k[1]), twin**2), models=[twins],
                               steps=[Step(twin**2, "model_variance")])
         '''), "declared.py:7: claim: Dummy('sigma_q') is a sympy Dummy"),
+    # S without where= was a real number nothing fixes: E[S q_2 k_2] read as S E[q_2 k_2]
+    "the abbreviation S left undefined": (HEADER + textwrap.dedent('''
+        product = Derivation(claim=Eq(E(S * q[2] * k[2]), sigma_q**2 * sigma_k**2),
+                             models=["independent-normal"],
+                             steps=[Step(sigma_q**2 * sigma_k**2, "model_moment")])
+        '''), "declared.py:4: claim: S is the library's abbreviation, which this derivation "
+                 "does not define: pass where={S: dot_product}"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
@@ -3264,3 +3271,40 @@ bad = Derivation(claim={claim}, models=["independent-normal"],
     code, out, data = verify(tmp_path, "--no-monte-carlo", capsys=capsys)
     assert code == 2 and "internal" not in out
     assert "compares indices" in out or "no real number" in out
+
+
+def test_a_delta_of_the_dimension_hidden_at_the_tested_dimensions_is_not_verified(tmp_path,
+                                                                                   capsys):
+    """Var(S) + δ(d, 7) differs from Var(S) at d = 7 alone, which no numeric dimension and no
+    Monte Carlo size reaches: the exact engine says it cannot take the case d = 7 (it said
+    "sum from 1 to 7", a sum the file does not hold; review round 80)."""
+    write(tmp_path, "hidden.py", HEADER + '''
+hidden = Derivation(claim=Eq(Var(S), d * sigma_q**2 * sigma_k**2 + KroneckerDelta(d, 7)),
+                    where={S: dot_product}, models=["independent-normal"],
+                    steps=[Step(d * sigma_q**2 * sigma_k**2 + KroneckerDelta(d, 7),
+                                ["variance_definition", "linearity", "expand_square",
+                                 "split_diagonal", "independence", "second_moment",
+                                 "model_variance", "zero_mean", "count_terms"])])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data)["hidden"] != "verified"
+    (step,) = data["derivations"][0]["models"][0]["steps"]
+    assert step["exact_check"]["status"] != "pass"
+    assert "the case d = 7" in step["exact_check"]["reason"], step["exact_check"]["reason"]
+
+
+def test_sympys_sum_of_a_delta_with_a_multiple_of_the_index_is_not_taken(tmp_path, capsys):
+    """SymPy 1.14 sums δ(d, 4i) over i = 1..d to Piecewise((1, d >= 4), (0, True)), wrong for
+    d = 5, 6, 7, and d = 1, 2, 3 (the numeric check's) cannot tell: neither the rule check's
+    algebra nor the exact engine may take SymPy's sum for it (review round 80)."""
+    write(tmp_path, "multiple.py", HEADER + '''
+multiple = Derivation(claim=Eq(Sum(KroneckerDelta(d, 4 * i), (i, 1, d)) * sigma_q**2,
+                               Min(1, floor(d / 4)) * sigma_q**2),
+                      models=["independent-normal"],
+                      steps=[Step(Min(1, floor(d / 4)) * sigma_q**2, "algebra")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code != 0 and statuses(data)["multiple"] != "verified"
+    (step,) = data["derivations"][0]["models"][0]["steps"]
+    assert step["rule_check"]["status"] == "fail" and step["exact_check"]["status"] != "pass"
+    assert step["numeric_check"]["status"] == "pass"  # what the symbolic checks alone stop
