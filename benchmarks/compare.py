@@ -109,12 +109,17 @@ def moment_rows(runs: int, limit: float, dims=(2, 4)) -> list[dict]:
 
 
 def median_time(f, runs: int) -> float:
+    return timed_runs(f, runs)[1]
+
+
+def timed_runs(f, runs: int) -> tuple:
+    """(what the last of ``runs`` calls of f returned, the median of their seconds)."""
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        f()
+        value = f()
         times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return value, statistics.median(times)
 
 
 def sympy_stats(d: int, which: str, symbolic: bool, limit: float) -> dict:
@@ -198,14 +203,13 @@ def quadrature_rows(runs: int) -> list[dict]:
                                        [-mpmath.inf, mpmath.inf], [-mpmath.inf, mpmath.inf])
 
                 for method, f in (("toolkit Gauss rule", toolkit), ("mpmath.quad", plain)):
-                    value = f()
+                    # nested mpmath.quad takes minutes in two dimensions: timed once
+                    value, seconds = timed_runs(f, runs if method.startswith("t") else 1)
                     error = abs(value - truth)
                     achieved = float(min(digits + 5, -mpmath.log10(error / truth)) if error
                                      else digits + 5)
                     rows.append({"moment": label, "digits asked": digits, "method": method,
-                                 "seconds": median_time(f, runs if method.startswith("t")
-                                                        else 1),
-                                 "digits achieved": round(achieved, 1)})
+                                 "seconds": seconds, "digits achieved": round(achieved, 1)})
     return rows
 
 
@@ -253,11 +257,11 @@ def arb_rows(runs: int, dps: int = 48) -> list[dict]:
                 total += weight * integrand(*(x for _, x in combination), exp=flint.arb.exp)
             return total
 
-        ours, theirs = in_mpmath(), in_arb()
+        (ours, mp_seconds), (theirs, arb_seconds) = (timed_runs(in_mpmath, runs),
+                                                      timed_runs(in_arb, runs))
         with mpmath.workdps(dps):
             gap = abs(ours - mpmath.mpf(theirs.mid().str(dps + 10, radius=False)))
             agree = float(min(dps, -mpmath.log10(gap / abs(ours)))) if gap else float(dps)
-        mp_seconds, arb_seconds = median_time(in_mpmath, runs), median_time(in_arb, runs)
         rows.append({"integrand": label, "digits": dps, "mpmath seconds": mp_seconds,
                      "arb seconds": arb_seconds, "ratio": mp_seconds / arb_seconds,
                      "digits agreeing": round(agree, 1),

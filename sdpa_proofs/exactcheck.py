@@ -208,8 +208,12 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
                     try:
                         sign = sign_at(at_point[0] - at_point[1], values)
                     except (ValueError, TypeError) as error:  # SymPy's Max of a non-real
-                        return Verdict(UNDECIDED, f"could not evaluate {show(forms[0])} and "
-                                                  f"{show(forms[1])} at a point: {error}")
+                        at = ", ".join(f"{show(x)} = {show(values[x])}" for x in coordinates
+                                       if x in values)
+                        return Verdict(UNDECIDED, f"could not evaluate {show(before)} and "
+                                                  f"{show(after)} at {at or 'a point'}: a "
+                                                  "side may have no real value there (log 0, "
+                                                  f"1/0), as SymPy says: {error}")
                     if sign:
                         where = {str(model.dimension): dim,
                                  **{str(k): str(v) for k, v in point.items()},

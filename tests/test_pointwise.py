@@ -90,3 +90,17 @@ def test_derivatives_are_evaluated_and_wrong_ones_rejected():
 
 def test_a_side_that_is_no_real_number_leaves_the_check_undecided():
     assert check(sp.log(z[1] ** 2 - 100), sp.log(z[1] ** 2 - 100)) == UNDECIDED
+
+
+def test_a_corner_where_a_side_has_no_value_is_named_as_written():
+    """log(max z) = max log z under logits uniform on [0, 1]: the exact check's corner z = 0
+    has log 0 on both sides, and its reason named SymPy's complaint about zoo and the sides
+    with their bound indices renamed (review round 80)."""
+    from sdpa_proofs import MaxOver, get_model, l, n
+    from sdpa_proofs.exactcheck import exact_check
+
+    before, after = sp.log(MaxOver(z[l], (l, 1, n))), MaxOver(sp.log(z[l]), (l, 1, n))
+    verdict = exact_check(before, after, get_model("uniform-logits"))
+    assert verdict.status == "undecided"
+    assert "at z_1 = 0" in verdict.reason and "no real value there" in verdict.reason
+    assert "max_{l=1..n} log(z_l)" in verdict.reason, verdict.reason
