@@ -169,6 +169,22 @@ def _maybe_equal(a: Indexed, b: Indexed) -> str:
     return f"{show(a)} and {show(b)} may be the same coordinate: {ia} ≠ {ib} is not known here"
 
 
+def _straddling(symbol: Symbol, value: Rational, which: int) -> Rational:
+    """The value moved to the other side of 1 where needed, so that each parameter lies
+    within 1 of 0 at the first point and beyond it at the second, and a parameter of either
+    sign takes both signs: r <= r^2 fails only on (0, 1), r^2 <= r only outside it, and both
+    are claims a user writes (review round 81: r at 28/25 and -53/18 saw neither)."""
+    if abs(value) == 1:  # no side of 1
+        value *= Rational(3, 2)
+    beyond = which == 1 and str(symbol) != "rho"  # a correlation lies in [-1, 1] (validation)
+    if (abs(value) > 1) != beyond:
+        value = 1 / value
+    if symbol.is_positive or symbol.is_nonnegative or symbol.is_negative \
+            or symbol.is_nonpositive:
+        return value
+    return abs(value) if which == 0 else -abs(value)
+
+
 def mp_value(x) -> mpmath.mpf:
     """A parameter value at the working precision (exactly, for a rational; otherwise proven
     to 10 more digits: SymPy's evalf takes 10^70 log(1 + 10^-70) for 0)."""
@@ -246,8 +262,10 @@ class LatentLinearModel(Model):
         if not parameters:
             return [{}]  # nothing to vary: the model's one law
         rng, points = random.Random(20261130), []
-        for _ in range(200):
+        for attempt in range(200):
             point = {x: random_value(x, rng) for x in parameters}
+            if attempt < 100:  # then any values the assumptions allow (|rho| < 1 at both)
+                point = {x: _straddling(x, value, len(points)) for x, value in point.items()}
             if point not in points and all(point[x] != p[x] for p in points for x in point) \
                     and self._real_at(point):
                 points.append(point)

@@ -10,6 +10,7 @@ its rule check runs beside the file, and every output lists it as an assumption.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sympy as sp
@@ -258,6 +259,11 @@ class UserRule(Rule):
     nothing.  Its rule check ran beside the derivation's file, and reports list it."""
 
     def __init__(self, sealed: dict):
+        if not _PLAIN_NAME.fullmatch(sealed["user"]) or sealed["user"] in RULES:
+            raise BadInput(f"a user rule is named {sealed['user']!r}: a user rule's name is a "
+                           "plain name (letters, digits and _) that no built-in rule has, so "
+                           "that no step reads as resting on a built-in rule, a lemma or a "
+                           "citation")
         self.name = sealed["user"]
         self.fact = sealed["fact"]
         self.latex = sealed["latex"] or sealed["user"]
@@ -269,6 +275,16 @@ class UserRule(Rule):
 
     def rewrite(self, node, ctx):
         return None
+
+
+def _unsealed_rules(step: dict, n: int) -> list[Rule]:
+    try:
+        return [unseal_rule(r) for r in step["by"]]
+    except BadInput as error:
+        raise BadInput(f"{_text(step['file'])}:{int(step['line'])}: step {n}: {error}") from None
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def unseal_rule(data: dict) -> Rule:
@@ -340,9 +356,9 @@ def unseal(data: dict) -> Derivation:
     """The derivation sealed in ``data``, rebuilt from the trusted vocabulary and registry;
     its models are Model objects, the built-in ones the registry's own."""
     claim = unseal_expr(data["claim"])
-    steps = [Step(unseal_expr(s["expr"]), [unseal_rule(r) for r in s["by"]], _text(s["why"]),
+    steps = [Step(unseal_expr(s["expr"]), _unsealed_rules(s, n), _text(s["why"]),
                   rel=_text(s["rel"]), file=_text(s["file"]), line=int(s["line"]))
-             for s in data["steps"]]
+             for n, s in enumerate(data["steps"], 1)]
     models = [unseal_model(m) for m in data["models"]]
     derivation = Derivation(
         claim=claim, steps=steps, title=_text(data["title"]), name=_text(data["name"]),

@@ -151,6 +151,10 @@ def failure_details(d: DerivationReport) -> list[Text]:
             continue
         if m.conclusion.status != PASS:
             lines.append(Text(f"{d.name} under {m.model}: {m.conclusion.reason}", style="red"))
+        if m.monte_carlo and all(r.status == NOT_APPLICABLE for r in m.monte_carlo):
+            reasons = "; ".join(sorted({r.reason for r in m.monte_carlo}))
+            lines.append(Text(f"{d.name} under {m.model}: Monte Carlo n/a: {reasons}",
+                              style="dim"))
         for r in m.monte_carlo:
             if r.status == FAIL:
                 lines.append(Text(f"{d.name} under {m.model}: Monte Carlo at {r.dimension} = {r.d} "

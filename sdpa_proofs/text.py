@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from sympy import Add, Derivative, Expr, Indexed, Mul, Pow, Sum, default_sort_key
+from sympy import (
+    Add,
+    Basic,
+    Derivative,
+    Dummy,
+    Expr,
+    Indexed,
+    Mul,
+    Pow,
+    Sum,
+    Symbol,
+    default_sort_key,
+)
 from sympy.printing.precedence import PRECEDENCE, precedence
 from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.str import StrPrinter
@@ -42,6 +54,15 @@ def in_reading_order(printer, expr: Mul, print_mul) -> str:
 class TextPrinter(StrPrinter):
     printmethod = "_sdpa_text"  # so that Indexed's own _sympystr does not take over
 
+    def doprint(self, expr) -> str:
+        """As StrPrinter prints, with primes on the checks' own renamed indices where they
+        would print like another symbol: Σ_{i′≠i″} q_i·q_i′, not Σ_{i≠i} q_i·q_i."""
+        self._primes = _primes(expr) if isinstance(expr, Basic) else {}
+        return super().doprint(expr)
+
+    def _print_Exp1(self, expr: Expr) -> str:
+        return "e"  # E is the expectation here
+
     def parenthesize(self, item, level, strict=False) -> str:
         """A sum, maximum or derivative as a factor or a base is bracketed whole: "Σ_i a_i·b"
         or "∂/∂z z²·z" would read as if it reached over what follows."""
@@ -74,6 +95,7 @@ class TextPrinter(StrPrinter):
         name is bracketed unless it reads as one token, or "x·-1/10⁴⁰" and "1 + sqrt(2)²"
         would misstate what it multiplies or raises."""
         text = self._print_Symbol(expr).replace("**", "^").replace("*", "·")
+        text += "′" * getattr(self, "_primes", {}).get(expr, 0)
         return text if _one_token(expr.name) else f"({text})"
 
     def _print_Indexed(self, expr: Expr) -> str:
@@ -157,6 +179,17 @@ def _one_token(name: str) -> bool:
         if depth == 0 and (char in " +*/^" or (char == "-" and position > 0)):
             return False
     return not name.startswith("-")
+
+
+def _primes(expr: Basic) -> dict:
+    """How many primes each Dummy takes: those named alike (and a symbol of that name, which
+    keeps its name) are told apart by one prime more each, in the order they were made."""
+    named: dict[str, list] = {}
+    for symbol in sorted(expr.atoms(Symbol), key=lambda x: (isinstance(x, Dummy),
+                                                           getattr(x, "dummy_index", 0))):
+        named.setdefault(symbol.name, []).append(symbol)
+    return {symbol: n for alike in named.values() if len(alike) > 1
+            for n, symbol in enumerate(alike) if isinstance(symbol, Dummy)}
 
 
 def show(expr: Expr) -> str:

@@ -492,6 +492,11 @@ def _loading_sign(model: LatentLinearModel, vector, loading, point: dict) -> int
     """The proven sign of a loading or mean at a parameter point; bad input where it is no
     real number there (sqrt(a) at a < 0), or where putting the point in makes a number SymPy
     misjudges."""
+    if model.dimension in sp.sympify(loading).free_symbols:
+        raise BadInput(f"model {model.name}: the coordinates of {vector} load {show(loading)}, "
+                       f"which depends on the dimension {model.dimension}: a loading or mean is "
+                       "a number or a parameter's function (scale a claim by d instead: "
+                       "S/sqrt(d) is q·k/sqrt(d))")
     try:
         value = put_in(sp.sympify(loading), point)
         if not value.is_number or value.has(sp.oo, -sp.oo, sp.zoo, sp.nan):
@@ -499,8 +504,9 @@ def _loading_sign(model: LatentLinearModel, vector, loading, point: dict) -> int
         enclosure(value, PRECISIONS[0])  # a real number, or NoEnclosure says why not
         return proven_sign(value)
     except (NoEnclosure, MisjudgedNumber) as error:
-        raise BadInput(f"model {model.name}: at {_point(point)} the coordinates of {vector} "
-                       f"load {show(loading)}, not a real number (none shown: {error})") from None
+        where = f"at {_point(point)} " if point else ""
+        raise BadInput(f"model {model.name}: {where}the coordinates of {vector} load "
+                       f"{show(loading)}, not a real number (none shown: {error})") from None
 
 
 def _point(point: dict) -> str:

@@ -154,15 +154,26 @@ liar = Derivation(
 '''
 
 
-def test_a_user_rule_named_like_a_built_in_is_an_assumption(tmp_path, capsys):
-    write(tmp_path, "liar.py", LYING_BOUND)
+def test_a_user_rule_is_an_assumption(tmp_path, capsys):
+    write(tmp_path, "liar.py", LYING_BOUND.replace('name = "range"', 'name = "stretch"'))
     code, output, data = verify(tmp_path, capsys=capsys)
     (entry,) = data["derivations"]
     assert entry["status"] in ("verified_assuming", "failed")
-    assert any("user rule range" in a and "Liar" in a for a in entry["assumptions"])
-    assert "user rule range" in output
+    assert any("user rule stretch" in a and "Liar" in a for a in entry["assumptions"])
+    assert "user rule stretch" in output
     strict, _, _ = verify(tmp_path, "--strict", capsys=capsys)
     assert strict == 1
+
+
+@pytest.mark.parametrize("name", ["range", "algebra", "lemma(mean_zero)", "cite(variance)",
+                                  "range​"])
+def test_a_user_rule_named_like_a_built_in_is_bad_input(name, tmp_path, capsys):
+    """Listed as an assumption, it still read as "range" in every step column (review round
+    81): a user rule's name is a plain name that no built-in rule, lemma or citation has."""
+    write(tmp_path, "liar.py", LYING_BOUND.replace('name = "range"', f"name = {name!r}"))
+    code, output, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and statuses(data) == {"liar": "error"}
+    assert "liar.py:17: step 1: a user rule is named" in output, output
 
 
 def test_a_strict_run_passes_a_catalogue_without_assumptions(tmp_path, capsys):
@@ -355,6 +366,14 @@ DECLARATIONS = {
                              steps=[Step(sigma_q**2 * sigma_k**2, "model_moment")])
         '''), "declared.py:4: claim: S is the library's abbreviation, which this derivation "
                  "does not define: pass where={S: dot_product}"),
+    # review round 81: "at  the coordinates of q load √d, not a real number (none shown ...)"
+    "a loading that depends on the dimension": (HEADER + textwrap.dedent('''
+        growing = LatentLinearModel(name="growing", latents=(Latent("e", NORMAL),),
+                                    loadings={q: {"e": sqrt(d)}})
+        mean = Derivation(claim=Eq(E(q[1]), 0), models=[growing],
+                          steps=[Step(0, "zero_mean")])
+        '''), "declared.py:6: model growing: the coordinates of q load √d, which depends on "
+                 "the dimension d"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),

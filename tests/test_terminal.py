@@ -32,3 +32,32 @@ def test_the_summary_fits_the_terminal_and_keeps_every_status_whole(run, width):
         assert status in flat, (width, summary)
     for name in ("variance_is_second_moment", "mean_zero"):
         assert name in flat
+
+
+def test_eulers_number_and_renamed_indices_print_apart_from_what_they_look_like():
+    """e beside E[q_1] printed as "E·E[q_1]"; the checks' bound indices renamed apart printed
+    as "Σ_{i≠i} q_i·q_i" (review round 81): they take primes where they print alike."""
+    import sympy as sp
+
+    from sdpa_proofs import E, d, i, q
+    from sdpa_proofs.text import show
+
+    assert show(sp.E * E(q[1])) == "e·E[q_1]"
+    a, b = (sp.Dummy("i", integer=True, positive=True) for _ in range(2))
+    printed = show(sp.Sum(q[i] * q[a] * q[b] ** 2, (a, 1, d), (b, 1, d)))
+    assert "q_i·q_i′·q_i′′²" in printed and {"Σ_{i′=1..d}", "Σ_{i′′=1..d}"} <= set(
+        printed.split()), printed
+    assert show(sp.Sum(q[a] * q[b], (a, 1, d), (b, 1, d))).count("′") == 2  # i and i′, twice
+
+
+def test_a_derivation_monte_carlo_cannot_sample_says_why(tmp_path):
+    """A claim with a free index is not sampled: the summary said "n/a" and nothing more."""
+    source = ("from sympy import Eq\nfrom sdpa_proofs import Derivation, Step, Var, i, q, sigma_q\n"
+              "free = Derivation(claim=Eq(Var(q[i]), sigma_q**2), models=['independent-normal'],"
+              "\n                  steps=[Step(sigma_q**2, 'model_variance')])\n")
+    (tmp_path / "free.py").write_text(source)
+    out = io.StringIO()
+    render(verify_paths([str(tmp_path / "free.py")], VerifySettings(), lambda *_: None),
+           Console(width=200, file=out, force_terminal=False))
+    assert "free under independent-normal: Monte Carlo n/a: not sampled: free index in q[i]" \
+        in out.getvalue(), out.getvalue()
