@@ -94,9 +94,12 @@ def substitute_free(expr: Expr, values: dict) -> Expr:
     return expr.func(*(substitute_free(a, values) for a in expr.args))
 
 
-def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int) -> list[dict]:
-    """All assignments of values 1..dim to the free index symbols respecting ``distinct``."""
-    names = sorted((s for e in exprs for s in index_symbols(e) if not s.is_Integer), key=str)
+def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int,
+                          dimension: Expr) -> list[dict]:
+    """All assignments of values 1..dim to the free index symbols respecting ``distinct``.
+    The dimension is none of them, though δ(d, 2) compares it like one: it is dim."""
+    names = sorted((s for e in exprs for s in index_symbols(e)
+                    if not s.is_Integer and s != dimension), key=str)
     names = list(dict.fromkeys(names))
     values = []
     for combo in itertools.product(range(1, dim + 1), repeat=len(names)):

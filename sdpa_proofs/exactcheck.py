@@ -194,7 +194,8 @@ def _pointwise_exact(before: Expr, after: Expr, model: Model, distinct: frozense
         return Verdict(PASS)
     maxima = forms[0].has(MaxOver) or forms[1].has(MaxOver)
     for dim in from_least((2, 3), least_dimension((before, after))):
-        for indices in concrete_index_values([before, after], distinct, dim):
+        for indices in concrete_index_values([before, after], distinct, dim,
+                                             model.dimension):
             sides = [concretise(f, {model.dimension: sp.Integer(dim)}, indices).doit()
                      for f in forms]
             coordinates = sorted(random_coordinates(sides[0]) | random_coordinates(sides[1]),
@@ -263,7 +264,7 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
         [side for _, lhs, rhs in cases for side in (lhs, rhs)]))
     for dim in dimensions:
         for _, lhs, rhs in cases:
-            for indices in concrete_index_values([lhs, rhs], distinct, dim):
+            for indices in concrete_index_values([lhs, rhs], distinct, dim, model.dimension):
                 for point in model.parameter_points:
                     substitution = model.concrete(point, dim)
                     difference = want * (concretise(rhs, substitution, indices)

@@ -162,7 +162,9 @@ def _citation(rule, lang: str = "en") -> str:
         return rf"{say('by')} ${to_latex(equation.lhs)} = {to_latex(equation.rhs)}$"
     if isinstance(rule, Cite):
         return say("by") + " " + escape(rule.derivation.name)
-    return say("by") + " " + escape(str(getattr(rule, "name", "") or type(rule).__name__))
+    # never "by NAME" alone, which is how a citation of the derivation NAME reads
+    return say("by the user's rule") + " " + escape(str(getattr(rule, "name", "")
+                                                        or type(rule).__name__))
 
 
 def derivation_math(derivation: Derivation) -> str:

@@ -472,7 +472,8 @@ def _cases(before: Expr, after: Expr, model: Model, dimensions: tuple, distinct:
     # it (at d = 1, E[S q_2 k_2] would take q_2 for a coordinate beyond S): the dimensions
     # are moved up to start at the largest index named
     for dim in from_least(dimensions, least_dimension((before, after))):
-        for indices in concrete_index_values([before, after], distinct, dim):
+        for indices in concrete_index_values([before, after], distinct, dim,
+                                             model.dimension):
             # the sums written out once per dimension, then each parameter point put in
             written = [_written_out(x, model.dimension, dim, tuple(indices.items()))
                        for x in (before, after)]

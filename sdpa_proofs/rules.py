@@ -267,10 +267,14 @@ def _dependence(a: Expr, b: Expr, ctx: Context, distinct: frozenset) -> str | No
 class ModelMoment(Rule):
     name = "model_moment"
     fact = ("E[prod_v v_i^(p_v)] for the coordinates of one index i is the moment the model "
-            "gives (E[q_i k_i], E[q_i^4], E[q_i^2 k_i^2], ...)")
+            "gives (E[q_i k_i], E[q_i^4], E[q_i^2 k_i^2], ...); the variance of such a product "
+            "is E[X^2] - E[X]^2 of two of them")
     latex = "the model's moments"
 
     def rewrite(self, node, ctx):
+        if isinstance(node, Var):
+            mean, square = (self.rewrite(E(node.args[0] ** power), ctx) for power in (1, 2))
+            return None if mean is None or square is None else sp.expand(square - mean**2)
         monomial = _expected_monomial(node)
         if monomial is None or ctx.model.index_generic:
             return None

@@ -259,7 +259,8 @@ class UserRule(Rule):
     nothing.  Its rule check ran beside the derivation's file, and reports list it."""
 
     def __init__(self, sealed: dict):
-        if not _PLAIN_NAME.fullmatch(sealed["user"]) or sealed["user"] in RULES:
+        if not _PLAIN_NAME.fullmatch(sealed["user"]) \
+                or sealed["user"].casefold() in {*RULES, "lemma", "cite"}:
             raise BadInput(f"a user rule is named {sealed['user']!r}: a user rule's name is a "
                            "plain name (letters, digits and _) that no built-in rule has, so "
                            "that no step reads as resting on a built-in rule, a lemma or a "

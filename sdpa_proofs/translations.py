@@ -83,6 +83,7 @@ ZH = {
     "algebra": "代数运算",
     "range": "取值范围",
     "by": "由",
+    "by the user's rule": "由用户自定义规则",
     "the lemma": "引理",
     "established by the exact engine under each model": "由精确引擎在每个模型下确立",
     "the rule": "规则", "of the user's own code": "（用户自己的代码）",

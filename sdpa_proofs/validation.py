@@ -72,6 +72,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     _no_dummies(_places(derivation) + _model_places(models))
     _names_are_unique(_places(derivation) + _model_places(models))
     _no_symbol_prints_like_an_entry(_places(derivation) + _model_places(models))
+    _no_symbol_prints_like_a_constant(_places(derivation) + _model_places(models))
     given = {m.dimension for m in models} | {s for m in models for point in m.parameter_points
                                               for s in point}
     for place, expr in _places(derivation) + _model_places(models):
@@ -171,6 +172,22 @@ def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
                 like = f"the built-in {printed}" if twin is not None else "a coordinate or entry"
                 raise BadInput(f"{place}: the symbol {printed} prints like {like}: choose "
                                "another name")
+
+
+def _no_symbol_prints_like_a_constant(places: list[tuple[str, Expr]]) -> None:
+    """A symbol must not print like a number SymPy names: Symbol("e") beside Euler's e made
+    e^2 + e >= 2 read as a claim about one e (review round 82), Symbol("gamma") reads as
+    Euler's gamma in LaTeX: where the number appears beside it (alone, e reads as one thing
+    whichever it is, and a claim true for every e is true for Euler's)."""
+    constants = {c for _, expr in places for c in expr.atoms(sp.NumberSymbol, type(sp.I))}
+    printed = {form for c in constants for form in (show(c), sp.latex(c))}
+    for place, expr in places:
+        for symbol in expr.atoms(Symbol):
+            if symbol in LIBRARY.values():
+                continue
+            if show(symbol) in printed or sp.latex(symbol) in printed:
+                raise BadInput(f"{place}: the symbol {show(symbol)} prints like the number "
+                               f"{sp.latex(symbol)} that SymPy names: choose another name")
 
 
 def _no_look_alikes(place: str, expr: Expr) -> None:

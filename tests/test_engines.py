@@ -209,6 +209,16 @@ def test_a_claim_naming_q_2_is_about_the_dimensions_that_have_it(normal, engine)
     assert engine(x, 2 * sigma_q**2 * sigma_k**2, normal).status == "fail"
 
 
+@pytest.mark.parametrize("engine", [exact_check, lambda a, b, model: numeric_check(
+    a, b, model, NumericSettings())])
+def test_the_dimension_compared_in_a_delta_is_the_dimension(normal, engine):
+    """δ(d, 2) E[q_9^2] = 0 for every d that has a q_9; the checks took d in the delta for a free
+    index of its own (the numeric check gave it 1..dim beside sums up to dim) and refuted the
+    case d = 2 (review round 82).  δ(d, 9) E[q_9^2] is sigma_q^2 at d = 9, and not 0."""
+    assert engine(sp.KroneckerDelta(d, 2) * E(q[9] ** 2), 0, normal).status == "pass"
+    assert engine(sp.KroneckerDelta(d, 9) * E(q[9] ** 2), 0, normal).status == "fail"
+
+
 def test_non_polynomial_integrand_is_undecided_never_passed(normal):
     verdict = numeric_check(E(Abs(q[1])), sigma_q * sp.sqrt(2 / sp.pi), normal, NumericSettings())
     assert verdict.status == "undecided"

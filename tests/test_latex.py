@@ -1,5 +1,7 @@
 """The LaTeX printer writes what a mathematician writes; derivations render in Jupyter."""
 
+from pathlib import Path
+
 from sympy import Eq, Sum, sqrt
 
 from sdpa_proofs import (
@@ -90,3 +92,22 @@ def test_a_power_printed_as_a_fraction_keeps_its_meaning():
 
     for expr in (1 / d, 1 + 1 / d, sp.log(1 / n), sp.exp(1 / d), d**-2, 1 / sqrt(d)):
         assert to_latex(expr) == sp.latex(expr), expr
+
+
+def test_a_user_rule_is_cited_as_the_users_not_as_a_derivation():
+    """A user rule named mean_zero was cited "by mean_zero", as cite(mean_zero) is (review
+    round 82)."""
+    from sdpa_proofs import Rule, cite
+    from sdpa_proofs.isolation import load_paths
+    from sdpa_proofs.latex import rule_citation
+
+    class MeanZero(Rule):
+        name = "mean_zero"
+
+        def rewrite(self, node, ctx):
+            return None
+
+    root = Path(__file__).resolve().parent.parent
+    (mean_zero,) = load_paths([str(root / "derivations" / "mean_zero.py")])
+    assert rule_citation(cite(mean_zero)) == "by mean\\_zero"
+    assert rule_citation(MeanZero()) == "by the user's rule mean\\_zero"

@@ -119,6 +119,11 @@ GAUSSIAN_CASES = {
     "model_moment": [
         ("independent-uniform", E(q[1]**4), Rational(9, 5) * sigma_q**4, 3 * sigma_q**4),
         ("independent-laplace", E(q[1]**4), 6 * sigma_q**4, 3 * sigma_q**4),
+        # Var(q_i k_i) = E[q_i^2 k_i^2] - E[q_i k_i]^2 = sigma^2 sigma^2 (1 + 2 rho^2 - rho^2);
+        # its mean forgotten, or the variance taken for the second moment
+        ("correlated-normal", Var(q[i] * k[i]), sigma_q**2 * sigma_k**2 * (1 + rho**2),
+         sigma_q**2 * sigma_k**2 * (1 + 2 * rho**2)),
+        ("independent-normal", Var(3 * q[1]**2), 18 * sigma_q**4, 27 * sigma_q**4),
     ],
     # lim_n h(sample means) = h(means): a wrong power of a mean, independence slipped in
     "law_of_large_numbers": [

@@ -166,7 +166,7 @@ def test_a_user_rule_is_an_assumption(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("name", ["range", "algebra", "lemma(mean_zero)", "cite(variance)",
-                                  "range​"])
+                                  "range\u200b", "lemma", "Linearity"])
 def test_a_user_rule_named_like_a_built_in_is_bad_input(name, tmp_path, capsys):
     """Listed as an assumption, it still read as "range" in every step column (review round
     81): a user rule's name is a plain name that no built-in rule, lemma or citation has."""
@@ -374,6 +374,14 @@ DECLARATIONS = {
                           steps=[Step(0, "zero_mean")])
         '''), "declared.py:6: model growing: the coordinates of q load √d, which depends on "
                  "the dimension d"),
+    # review round 82: e^2 + e >= 2 read as a claim about one e, one of them Euler's
+    "a symbol named like Euler's number": (HEADER + textwrap.dedent('''
+        e = Symbol("e", real=True)
+        scaled = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                                   loadings={q: {"u": e}, k: {"w": 1}}, name="scaled")
+        euler = Derivation(claim=Ge(exp(1) + e**2, 2), models=[scaled],
+                           steps=[Step(2, "algebra", rel=">=")])
+        '''), "declared.py:7: claim: the symbol e prints like the number e that SymPy names"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
@@ -500,7 +508,7 @@ def test_an_index_only_a_kronecker_delta_uses_is_an_index(tmp_path):
     from sdpa_proofs.expressions import index_symbols
 
     assert index_symbols(KroneckerDelta(i, j)) == {i, j}
-    assert len(concrete_index_values([KroneckerDelta(i, j)], frozenset(), 3)) == 9
+    assert len(concrete_index_values([KroneckerDelta(i, j)], frozenset(), 3, d)) == 9
 
 
 def test_the_numeric_check_never_passes_an_infinite_side():
