@@ -57,11 +57,13 @@ def _written_out(function: Expr, limits: list) -> Expr | None:
 
 def least_dimension(exprs) -> int:
     """The smallest dimension at which every coordinate and entry the expressions name exists:
-    their largest concrete index (z_5, u_7) or concrete upper end of a sum or maximum."""
+    their largest concrete index (z_5, u_7) or concrete upper end of a sum or maximum over
+    entries (Σ_{t=1..9} z_t names z_9; Σ_{t=1..9} t names none)."""
     return max([int(i) for x in exprs for e in x.atoms(Indexed) for i in e.indices
                 if i.is_Integer]
                + [int(limit[2]) for x in exprs for binder in x.atoms(sp.Sum, MaxOver)
-                  for limit in binder.limits if limit[2].is_Integer], default=1)
+                  for limit in binder.limits if limit[2].is_Integer
+                  and any(limit[0] in e.indices for e in binder.atoms(Indexed))], default=1)
 
 
 def from_least(dimensions, least: int) -> list[int]:

@@ -176,11 +176,13 @@ def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
 
 def _no_symbol_prints_like_a_constant(places: list[tuple[str, Expr]]) -> None:
     """A symbol must not print like a number SymPy names: Symbol("e") beside Euler's e made
-    e^2 + e >= 2 read as a claim about one e (review round 82), Symbol("gamma") reads as
-    Euler's gamma in LaTeX: where the number appears beside it (alone, e reads as one thing
-    whichever it is, and a claim true for every e is true for Euler's)."""
-    constants = {c for _, expr in places for c in expr.atoms(sp.NumberSymbol, type(sp.I))}
-    printed = {form for c in constants for form in (show(c), sp.latex(c))}
+    e^2 + e >= 2 read as a claim about one e (review round 82), and an integer e read as
+    Euler's makes e^2 - 5e + 6 >= 0 read false.  e and pi are refused always (exp(2) prints
+    e^2); gamma, phi, G and i where their numbers appear."""
+    constants = {sp.E, sp.pi} | {c for _, expr in places
+                                 for c in expr.atoms(sp.NumberSymbol, type(sp.I))}
+    printed = {form for c in constants
+               for form in (show(c), sp.latex(c), show(Symbol(str(c))))}
     for place, expr in places:
         for symbol in expr.atoms(Symbol):
             if symbol in LIBRARY.values():
@@ -196,10 +198,10 @@ def _no_look_alikes(place: str, expr: Expr) -> None:
     named = set(expr.atoms(Symbol)) | {x.base for x in expr.atoms(Indexed)}
     for thing in named:
         name = str(thing.label if isinstance(thing, IndexedBase) else thing)
-        if not name.isidentifier():
-            raise BadInput(f"{place}: the name {name!r} is not a plain name (letters, digits "
-                           "and _, not starting with a digit): it could print like an "
-                           "expression")
+        if not (name.isidentifier() and name.isascii()):  # Cyrillic а prints as a
+            raise BadInput(f"{place}: the name {name!r} is not a plain name (ASCII letters, "
+                           "digits and _, not starting with a digit): it could print like an "
+                           "expression or another name")
         if name.startswith("_"):
             raise BadInput(f"{place}: the name {name} starts with _, which the toolkit keeps for "
                            "names of its own: choose another")

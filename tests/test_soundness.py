@@ -382,6 +382,12 @@ DECLARATIONS = {
         euler = Derivation(claim=Ge(exp(1) + e**2, 2), models=[scaled],
                            steps=[Step(2, "algebra", rel=">=")])
         '''), "declared.py:7: claim: the symbol e prints like the number e that SymPy names"),
+    # review round 83: Cyrillic а beside Latin a, two symbols printed with one glyph
+    "a name in another script": (HEADER + textwrap.dedent('''
+        a, a2 = Symbol("a", positive=True), Symbol("\u0430", positive=True)
+        twins = Derivation(claim=Eq(a * E(q[1]**2), a2 * sigma_q**2), models=["independent-normal"],
+                           steps=[Step(a2 * sigma_q**2, "model_moment")])
+        '''), "is not a plain name (ASCII letters"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
@@ -3047,14 +3053,14 @@ ends = Derivation(claim=Eq(cos(q[1])**2 * Sum(Sum(1, (t, 1, U)), (r, 1, 1)),
 
 def test_a_delta_sum_is_sifted_only_where_the_delta_pins_its_index_to_an_integer(tmp_path,
                                                                                 capsys):
-    """sum_t delta(3 t, 4 (e + 1)!) z_t is z_8 at e = 2 (n >= 8): SymPy's delta summation,
-    told 4 (e + 1)!/3 is no integer, summed it to 0, the exact engine established the false
-    lemma sum = 0, and z_e sum = 0 was verified assuming it."""
+    """sum_t delta(3 t, 4 (a + 1)!) z_t is z_8 at a = 2 (n >= 8): SymPy's delta summation,
+    told 4 (a + 1)!/3 is no integer, summed it to 0, the exact engine established the false
+    lemma sum = 0, and z_a sum = 0 was verified assuming it."""
     write(tmp_path, "sifted.py", HEADER + '''
-e = Symbol("e", integer=True, positive=True)
+a = Symbol("a", integer=True, positive=True)
 t = Symbol("t", integer=True, positive=True)
-picked = Sum(KroneckerDelta(3 * t, 4 * factorial(e + 1)) * z[t], (t, 1, n))
-sifted = Derivation(claim=Eq(picked * z[e], 0), models=["gaussian-logits"],
+picked = Sum(KroneckerDelta(3 * t, 4 * factorial(a + 1)) * z[t], (t, 1, n))
+sifted = Derivation(claim=Eq(picked * z[a], 0), models=["gaussian-logits"],
                     steps=[Step(0, lemma(Eq(picked, 0)))])
 ''')
     code, out, data = verify(tmp_path, capsys=capsys)
@@ -3335,3 +3341,27 @@ multiple = Derivation(claim=Eq(Sum(KroneckerDelta(d, 4 * i), (i, 1, d)) * sigma_
     (step,) = data["derivations"][0]["models"][0]["steps"]
     assert step["rule_check"]["status"] == "fail" and step["exact_check"]["status"] != "pass"
     assert step["numeric_check"]["status"] == "pass"  # what the symbolic checks alone stop
+
+
+@pytest.mark.parametrize("lemma_equation, claim, steps", [
+    # Σ_{t=1..9} of a constant names no coordinate: the exact engine skipped the case d = 2
+    ("Eq(KroneckerDelta(d, 2) * Sum(E(q[1]**2), (t, 1, 9)), 0)",
+     "Eq(9 * KroneckerDelta(d, 2) * E(q[1]**2), 0)",
+     '[Step(KroneckerDelta(d, 2) * Sum(E(q[1]**2), (t, 1, 9)), "count_terms")]'),
+    # a lemma about q_9, true for d >= 9, carried into a claim about q_1 alone
+    ("Eq(KroneckerDelta(d, 2) * E(q[9]**2), 0)",
+     "Eq(KroneckerDelta(d, 2) * E(q[1]**2), 0)",
+     '[Step(KroneckerDelta(d, 2) * sigma_q**2, "model_moment"), '
+     'Step(KroneckerDelta(d, 2) * E(q[9]**2), "model_moment")]'),
+])
+def test_a_lemma_false_at_a_small_dimension_is_not_established(tmp_path, capsys,
+                                                               lemma_equation, claim, steps):
+    """Both claims are sigma_q^2 (9 sigma_q^2) at d = 2, not 0: review round 83 had them
+    verified, assuming a lemma the exact engine established by skipping the case d = 2."""
+    write(tmp_path, "small.py", HEADER + f'''
+t = Symbol("t", integer=True, positive=True)
+small = Derivation(claim={claim}, models=["independent-normal"],
+                   steps={steps[:-1]}, Step(0, lemma({lemma_equation}))])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 1 and statuses(data)["small"] == "failed", out
