@@ -146,19 +146,28 @@ def _names_are_unique(places: list[tuple[str, Expr]]) -> None:
     for thing, place in found:
         if thing in labels:
             continue
-        printed = show(thing.label if isinstance(thing, IndexedBase) else thing)
-        other = seen.setdefault(printed, (thing, place))
-        if other[0] != thing:
-            raise BadInput(f"{place}: two different symbols print as {printed} (here and at "
-                           f"{other[1]}): give them different names")
+        named = thing.label if isinstance(thing, IndexedBase) else thing
+        for printed in (show(named), sp.latex(named)):  # the terminal's and the LaTeX's
+            other = seen.setdefault(printed, (thing, place))
+            if other[0] != thing:
+                raise BadInput(f"{place}: two different symbols print as {printed} (here and "
+                               f"at {other[1]}): give them different names")
+
+
+def _latin_looking(symbol: Symbol) -> bool:
+    """Whether SymPy typesets the symbol as a Latin letter it is not named: omicron as o, Rho as
+    P, Kappa as K (Greek capitals that are Latin glyphs)."""
+    form = sp.latex(symbol).removeprefix("\\mathrm{").removesuffix("}")
+    return len(form) == 1 and form.isascii() and form.isalpha() and symbol.name != form
 
 
 def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
     """A plain symbol must not print like a coordinate or an entry (Symbol("q_1") reads as the
     random coordinate q_1) nor like a built-in symbol written another way (Symbol("σ_q"))."""
-    vectors = {show(x.label) for x in LIBRARY.values() if isinstance(x, IndexedBase)}
+    labels = {x.label for x in LIBRARY.values() if isinstance(x, IndexedBase)}
     for _, expr in places:
-        vectors |= {show(x.base.label) for x in expr.atoms(Indexed)}
+        labels |= {x.base.label for x in expr.atoms(Indexed)}
+    vectors = {form for label in labels for form in (show(label), sp.latex(label))}
     printed_builtins = {show(x): x for x in LIBRARY.values() if type(x) is Symbol}
     for place, expr in places:
         for symbol in expr.atoms(Symbol):
@@ -167,8 +176,13 @@ def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
                 continue  # the toolkit's own (p_max) and the labels of vectors
             printed = show(symbol)
             twin = printed_builtins.get(printed)
+            if _latin_looking(symbol):
+                raise BadInput(f"{place}: the symbol {symbol.name} is typeset as the letter "
+                               f"{sp.latex(symbol)}, which it is not: choose another name")
+            # Symbol("q1") prints as q₁ and is typeset q_{1}: the coordinate's look
             if twin is not None and twin != symbol or any(
-                    printed.startswith((f"{v}_", f"{v}[")) for v in vectors):
+                    form.startswith((f"{v}_", f"{v}[")) or form.removeprefix(v).isdigit()
+                    for v in vectors for form in (printed, sp.latex(symbol), symbol.name)):
                 like = f"the built-in {printed}" if twin is not None else "a coordinate or entry"
                 raise BadInput(f"{place}: the symbol {printed} prints like {like}: choose "
                                "another name")

@@ -388,6 +388,26 @@ DECLARATIONS = {
         twins = Derivation(claim=Eq(a * E(q[1]**2), a2 * sigma_q**2), models=["independent-normal"],
                            steps=[Step(a2 * sigma_q**2, "model_moment")])
         '''), "is not a plain name (ASCII letters"),
+    # review round 84: each read as a false claim marked verified
+    "a symbol that prints like a coordinate": (HEADER + textwrap.dedent('''
+        q1 = Symbol("q1", real=True)  # q₁, typeset q_{1}: E[q_1 q1] = 0 reads E[q_1^2] = 0
+        sub = Derivation(claim=Eq(E(q[1] * q1), 0), models=["independent-normal"],
+                         steps=[Step(q1 * E(q[1]), "linearity"), Step(0, "zero_mean")])
+        '''), "declared.py:5: claim: the symbol q₁ prints like a coordinate or entry"),
+    "a Greek capital typeset as a Latin letter": (HEADER + textwrap.dedent('''
+        Kappa, K = Symbol("Kappa", positive=True), Symbol("K", positive=True)
+        kappa = Derivation(claim=Eq(E(q[1]**2) * Kappa, 2 * sigma_q**2 * K),
+                           where={Kappa: 2 * K}, models=["independent-normal"],
+                           steps=[Step(sigma_q**2 * Kappa, "model_moment"),
+                                  Step(2 * sigma_q**2 * K, "algebra")])
+        '''), "the symbol Kappa is typeset as the letter \\mathrm{K}, which it is not"),
+    "omicron beside o": (HEADER + textwrap.dedent('''
+        o, omicron = Symbol("o", positive=True), Symbol("omicron", positive=True)
+        omi = Derivation(claim=Eq(E(q[1]**2) * omicron, 2 * sigma_q**2 * o),
+                         where={omicron: 2 * o}, models=["independent-normal"],
+                         steps=[Step(sigma_q**2 * omicron, "model_moment"),
+                                Step(2 * sigma_q**2 * o, "algebra")])
+        '''), "print as o"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
