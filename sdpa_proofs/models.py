@@ -169,6 +169,12 @@ def _maybe_equal(a: Indexed, b: Indexed) -> str:
     return f"{show(a)} and {show(b)} may be the same coordinate: {ia} ≠ {ib} is not known here"
 
 
+def is_correlation(symbol: Symbol) -> bool:
+    """A parameter named rho is a correlation: it lies in [-1, 1] (validation holds every
+    parameter point to that)."""
+    return str(symbol) == "rho"
+
+
 def _straddling(symbol: Symbol, value: Rational, which: int) -> Rational:
     """The value moved to the other side of 1 where needed, so that each parameter lies
     within 1 of 0 at the first point and beyond it at the second, and a parameter of either
@@ -176,7 +182,7 @@ def _straddling(symbol: Symbol, value: Rational, which: int) -> Rational:
     are claims a user writes (review round 81: r at 28/25 and -53/18 saw neither)."""
     if abs(value) == 1:  # no side of 1
         value *= Rational(3, 2)
-    beyond = which == 1 and str(symbol) != "rho"  # a correlation lies in [-1, 1] (validation)
+    beyond = which == 1 and not is_correlation(symbol)
     if (abs(value) > 1) != beyond:
         value = 1 / value
     if symbol.is_positive or symbol.is_nonnegative or symbol.is_negative \

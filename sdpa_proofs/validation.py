@@ -69,13 +69,14 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     except BadInput as error:
         raise BadInput(f"{at}: where: {error}") from None
     _abbreviations(derivation, models, at)  # before anything is unfolded
-    _no_dummies(_places(derivation) + _model_places(models))
-    _names_are_unique(_places(derivation) + _model_places(models))
-    _no_symbol_prints_like_an_entry(_places(derivation) + _model_places(models))
-    _no_symbol_prints_like_a_constant(_places(derivation) + _model_places(models))
+    places = _places(derivation) + _model_places(models)
+    _no_dummies(places)
+    _names_are_unique(places)
+    _no_symbol_prints_like_an_entry(places)
+    _no_symbol_prints_like_a_constant(places)
     given = {m.dimension for m in models} | {s for m in models for point in m.parameter_points
                                               for s in point}
-    for place, expr in _places(derivation) + _model_places(models):
+    for place, expr in places:
         _no_look_alikes(place, expr)
         _no_shadowing(place, expr, ())
         _binds_nothing_given(place, expr, given)
@@ -146,12 +147,16 @@ def _names_are_unique(places: list[tuple[str, Expr]]) -> None:
     for thing, place in found:
         if thing in labels:
             continue
-        named = thing.label if isinstance(thing, IndexedBase) else thing
-        for printed in (show(named), sp.latex(named)):  # the terminal's and the LaTeX's
+        for printed in _printed(thing.label if isinstance(thing, IndexedBase) else thing):
             other = seen.setdefault(printed, (thing, place))
             if other[0] != thing:
                 raise BadInput(f"{place}: two different symbols print as {printed} (here and "
                                f"at {other[1]}): give them different names")
+
+
+def _printed(x: Expr) -> tuple[str, str]:
+    """How x prints in the terminal and how it is typeset: a name must be told apart in both."""
+    return show(x), sp.latex(x)
 
 
 def _latin_looking(symbol: Symbol) -> bool:
@@ -167,7 +172,7 @@ def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
     labels = {x.label for x in LIBRARY.values() if isinstance(x, IndexedBase)}
     for _, expr in places:
         labels |= {x.base.label for x in expr.atoms(Indexed)}
-    vectors = {form for label in labels for form in (show(label), sp.latex(label))}
+    vectors = {form for label in labels for form in _printed(label)}
     printed_builtins = {show(x): x for x in LIBRARY.values() if type(x) is Symbol}
     for place, expr in places:
         for symbol in expr.atoms(Symbol):
@@ -182,7 +187,7 @@ def _no_symbol_prints_like_an_entry(places: list[tuple[str, Expr]]) -> None:
             # Symbol("q1") prints as q₁ and is typeset q_{1}: the coordinate's look
             if twin is not None and twin != symbol or any(
                     form.startswith((f"{v}_", f"{v}[")) or form.removeprefix(v).isdigit()
-                    for v in vectors for form in (printed, sp.latex(symbol), symbol.name)):
+                    for v in vectors for form in (*_printed(symbol), symbol.name)):
                 like = f"the built-in {printed}" if twin is not None else "a coordinate or entry"
                 raise BadInput(f"{place}: the symbol {printed} prints like {like}: choose "
                                "another name")
@@ -195,13 +200,12 @@ def _no_symbol_prints_like_a_constant(places: list[tuple[str, Expr]]) -> None:
     e^2); gamma, phi, G and i where their numbers appear."""
     constants = {sp.E, sp.pi} | {c for _, expr in places
                                  for c in expr.atoms(sp.NumberSymbol, type(sp.I))}
-    printed = {form for c in constants
-               for form in (show(c), sp.latex(c), show(Symbol(str(c))))}
+    printed = {form for c in constants for form in (*_printed(c), show(Symbol(str(c))))}
     for place, expr in places:
         for symbol in expr.atoms(Symbol):
             if symbol in LIBRARY.values():
                 continue
-            if show(symbol) in printed or sp.latex(symbol) in printed:
+            if set(_printed(symbol)) & printed:
                 raise BadInput(f"{place}: the symbol {show(symbol)} prints like the number "
                                f"{sp.latex(symbol)} that SymPy names: choose another name")
 
@@ -464,7 +468,7 @@ def parameter_domains(model: Model) -> None:
                 if actual is not None and actual != expected:
                     raise BadInput(f"model {model.name}: {symbol} = {value}, but {symbol} is "
                                    f"declared {'' if expected else 'not '}{assumption}")
-            if str(symbol) == "rho" and not (proven_sign(value + 1) in (0, 1)
+            if _models.is_correlation(symbol) and not (proven_sign(value + 1) in (0, 1)
                                              and proven_sign(1 - value) in (0, 1)):
                 raise BadInput(f"model {model.name}: a correlation rho = {value} not shown to "
                                "lie in [-1, 1]")

@@ -324,6 +324,16 @@ def test_an_exception_in_the_toolkit_is_an_internal_error(tmp_path, capsys, monk
     assert entry["status"] == "internal_error" and "RuntimeError" in entry["traceback"]
 
 
+# E[q_1^2] g = 2 sigma_q^2 l where g = 2 l: true, but typeset with g and l the same letter
+_TWO_LETTERS = HEADER + textwrap.dedent('''
+    {greek}, {latin} = Symbol("{greek}", positive=True), Symbol("{latin}", positive=True)
+    alike = Derivation(claim=Eq(E(q[1]**2) * {greek}, 2 * sigma_q**2 * {latin}),
+                       where={{{greek}: 2 * {latin}}}, models=["independent-normal"],
+                       steps=[Step(sigma_q**2 * {greek}, "model_moment"),
+                              Step(2 * sigma_q**2 * {latin}, "algebra")])
+    ''')
+
+
 DECLARATIONS = {
     "shadowed index": (
         GOOD.replace("Step(0, \"zero_mean\")",
@@ -394,20 +404,10 @@ DECLARATIONS = {
         sub = Derivation(claim=Eq(E(q[1] * q1), 0), models=["independent-normal"],
                          steps=[Step(q1 * E(q[1]), "linearity"), Step(0, "zero_mean")])
         '''), "declared.py:5: claim: the symbol q₁ prints like a coordinate or entry"),
-    "a Greek capital typeset as a Latin letter": (HEADER + textwrap.dedent('''
-        Kappa, K = Symbol("Kappa", positive=True), Symbol("K", positive=True)
-        kappa = Derivation(claim=Eq(E(q[1]**2) * Kappa, 2 * sigma_q**2 * K),
-                           where={Kappa: 2 * K}, models=["independent-normal"],
-                           steps=[Step(sigma_q**2 * Kappa, "model_moment"),
-                                  Step(2 * sigma_q**2 * K, "algebra")])
-        '''), "the symbol Kappa is typeset as the letter \\mathrm{K}, which it is not"),
-    "omicron beside o": (HEADER + textwrap.dedent('''
-        o, omicron = Symbol("o", positive=True), Symbol("omicron", positive=True)
-        omi = Derivation(claim=Eq(E(q[1]**2) * omicron, 2 * sigma_q**2 * o),
-                         where={omicron: 2 * o}, models=["independent-normal"],
-                         steps=[Step(sigma_q**2 * omicron, "model_moment"),
-                                Step(2 * sigma_q**2 * o, "algebra")])
-        '''), "print as o"),
+    "a Greek capital typeset as a Latin letter": (
+        _TWO_LETTERS.format(greek="Kappa", latin="K"),
+        "the symbol Kappa is typeset as the letter \\mathrm{K}, which it is not"),
+    "omicron beside o": (_TWO_LETTERS.format(greek="omicron", latin="o"), "print as o"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
