@@ -176,19 +176,24 @@ def is_correlation(symbol: Symbol) -> bool:
 
 
 def _straddling(symbol: Symbol, value: Rational, which: int) -> Rational:
-    """The value moved to the other side of 1 where needed, so that each parameter lies
-    within 1 of 0 at the first point and beyond it at the second, and a parameter of either
-    sign takes both signs: r <= r^2 fails only on (0, 1), r^2 <= r only outside it, and both
-    are claims a user writes (review round 81: r at 28/25 and -53/18 saw neither)."""
+    """The value moved to the side of 1 and the sign that point ``which`` of POINT_REGIONS
+    asks for (a parameter of fixed sign keeps its sign, a correlation stays within 1): r <= r^2
+    fails only on (0, 1), r^2 <= r only outside [0, 1], r^3 <= r^2 only beyond 1 (review
+    rounds 81 and 84: r at 28/25 and -53/18 saw the first, 1/2 and -2 the last)."""
     if abs(value) == 1:  # no side of 1
         value *= Rational(3, 2)
-    beyond = which == 1 and not is_correlation(symbol)
-    if (abs(value) > 1) != beyond:
+    beyond, positive = POINT_REGIONS[which]
+    if (abs(value) > 1) != (beyond and not is_correlation(symbol)):
         value = 1 / value
     if symbol.is_positive or symbol.is_nonnegative or symbol.is_negative \
             or symbol.is_nonpositive:
         return value
-    return abs(value) if which == 0 else -abs(value)
+    return abs(value) if positive else -abs(value)
+
+
+#: (beyond 1, positive) at each chosen point: each parameter of free sign visits every region
+#: that sign and size make, which is where a polynomial claim in it changes truth most often
+POINT_REGIONS = ((False, True), (True, False), (True, True), (False, False))
 
 
 def mp_value(x) -> mpmath.mpf:
@@ -257,9 +262,10 @@ class LatentLinearModel(Model):
             self.parameter_points = self._chosen_points()
 
     def _chosen_points(self) -> list[dict]:
-        """Two parameter points for a model defined without them: seeded values that respect
-        each parameter's assumptions and make every loading and mean a finite real number (so
-        sqrt(1 - rho^2) gets |rho| < 1); the two points differ in every parameter."""
+        """Parameter points for a model defined without them, one per POINT_REGIONS: seeded
+        values that respect each parameter's assumptions and make every loading and mean a
+        finite real number (so sqrt(1 - rho^2) gets |rho| < 1); the points differ in every
+        parameter."""
         parameters = sorted({x for e in [*self.means.values(),
                                         *(c for loads in self.loadings.values()
                                           for c in loads.values())]
@@ -270,13 +276,15 @@ class LatentLinearModel(Model):
         rng, points = random.Random(20261130), []
         for attempt in range(200):
             point = {x: random_value(x, rng) for x in parameters}
-            if attempt < 100:  # then any values the assumptions allow (|rho| < 1 at both)
+            if attempt < 100:  # then any values the assumptions allow (|rho| < 1 at all)
                 point = {x: _straddling(x, value, len(points)) for x, value in point.items()}
             if point not in points and all(point[x] != p[x] for p in points for x in point) \
                     and self._real_at(point):
                 points.append(point)
-            if len(points) == 2:
+            if len(points) == len(POINT_REGIONS):
                 return points
+        if len(points) >= 2:  # some region makes a loading complex: the others are enough
+            return points
         raise BadInput(f"model {self.name}: no parameter values found that make every loading "
                        "real and finite; give parameter_points=[...] yourself")
 

@@ -59,7 +59,10 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     at = f"{derivation.file}:{derivation.line}"
     if not models:
         raise BadInput(f"{at}: no model: a claim is checked under at least one")
+    _plain_label(at, "derivation", derivation.name)
     names = [m.name for m in models]
+    for name in dict.fromkeys(names):
+        _plain_label(at, "model", name)
     for name in names:
         if names.count(name) > 1 and len({id(m) for m in models if m.name == name}) > 1:
             raise BadInput(f"{at}: two different models are called {name}: name them apart")
@@ -134,6 +137,15 @@ def _no_dummies(places: list[tuple[str, Expr]]) -> None:
         if dummies:
             raise BadInput(f"{place}: Dummy({dummies[0].name!r}) is a sympy Dummy, which the "
                            "toolkit keeps for names of its own: use Symbol")
+
+
+def _plain_label(at: str, kind: str, name: str) -> None:
+    """A derivation's or model's name heads rows of the report: a Cyrillic a, a Unicode hyphen
+    or a space at its end would show two different things as one."""
+    if not (name and name.isascii() and name.isprintable() and name == name.strip()):
+        raise BadInput(f"{at}: the {kind} name {name!r} is not plain ASCII (letters, digits, "
+                       "signs, inner spaces): it could print like another name; pass "
+                       "name=... (a derivation is named after its file unless it says)")
 
 
 def _names_are_unique(places: list[tuple[str, Expr]]) -> None:

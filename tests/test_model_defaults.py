@@ -37,11 +37,12 @@ def correlated_pairs() -> LatentLinearModel:
 def test_the_hidden_fields_get_defaults_and_the_points_keep_the_loadings_real():
     model = correlated_pairs()
     assert model.name == "latent-model" and model.title and model.dimension == d
-    assert len(model.parameter_points) == 2
+    assert len(model.parameter_points) == 4  # one per sign and side of 1 (POINT_REGIONS)
     for point in model.parameter_points:
         assert point[a] > 0 and abs(point[r]) < 1  # a positive, sqrt(1 - r^2) real
-    first, second = model.parameter_points
-    assert all(first[x] != second[x] for x in first)
+    points = model.parameter_points
+    assert all(p[x] != other[x] for p in points for other in points if other is not p
+               for x in p)
 
 
 def test_a_derivation_under_a_model_in_a_few_lines_verifies():
@@ -117,7 +118,7 @@ def test_a_model_from_a_covariance_block_with_means_has_the_moments_of_that_gaus
     s1, s2 = sp.symbols("s1 s2", positive=True)
     model = from_covariance([[s1**2, r * s1 * s2], [r * s1 * s2, s2**2]], means={q: 1},
                             name="my-pairs")
-    assert model.name == "my-pairs" and len(model.parameter_points) == 2
+    assert model.name == "my-pairs" and len(model.parameter_points) == 4
     assert all(abs(point[r]) < 1 for point in model.parameter_points)
     assert sp.simplify(moment("E[S]", model).closed_form - d * r * s1 * s2) == 0
     by_hand = d * (s1**2 * s2**2 * (1 + r**2) + s2**2)
@@ -180,3 +181,36 @@ def test_a_moment_under_a_model_of_ones_own_checks_its_points_and_its_vectors():
                                loadings={q: {"u": 1}})
     with pytest.raises(BadInput, match="no law for k"):
         moment("Var(S)", only_q)
+
+
+def test_the_chosen_points_visit_each_sign_and_side_of_1():
+    """r <= r^2 fails only on (0, 1), r^2 <= r only outside [0, 1], r^3 <= r^2 only beyond 1:
+    a parameter of free sign is tried within and beyond 1 at both signs; one of fixed sign
+    within and beyond 1, and a correlation within 1 at both signs."""
+    s = sp.Symbol("s", real=True)
+    model = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                              loadings={q: {"u": s, "w": a}, k: {"w": 1}})
+    regions = {(abs(p[s]) > 1, p[s] > 0) for p in model.parameter_points}
+    assert regions == {(False, True), (True, False), (True, True), (False, False)}
+    assert {abs(p[a]) > 1 for p in model.parameter_points} == {False, True}
+    assert all(p[a] > 0 for p in model.parameter_points)
+    rho = sp.Symbol("rho", real=True)
+    paired = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                               loadings={q: {"u": 1}, k: {"u": rho, "w": sp.sqrt(1 - rho**2)}})
+    assert {p[rho] > 0 for p in paired.parameter_points} == {False, True}
+    assert all(abs(p[rho]) < 1 for p in paired.parameter_points)
+
+
+@pytest.mark.parametrize("claimed, bound", [
+    (d * r, d * r**2),        # false on (0, 1)
+    (d * r**2, d * r),        # false outside [0, 1]
+    (d * r**3, d * r**2),     # false beyond 1 (review round 84)
+    (d * r**2, -d * r**3),    # false below -1
+])
+def test_a_bound_false_in_one_region_is_refuted_at_the_chosen_points(claimed, bound):
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    model = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                              loadings={q: {"u": r}, k: {"w": 1}})
+    verdict = numeric_check(claimed, bound, model, NumericSettings(), relation="<=")
+    assert verdict.status == "fail", verdict

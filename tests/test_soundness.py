@@ -408,6 +408,19 @@ DECLARATIONS = {
         _TWO_LETTERS.format(greek="Kappa", latin="K"),
         "the symbol Kappa is typeset as the letter \\mathrm{K}, which it is not"),
     "omicron beside o": (_TWO_LETTERS.format(greek="omicron", latin="o"), "print as o"),
+    # a report's rows are headed by these names: two rows that look alike, one a false claim
+    "a derivation named in another script": (HEADER + textwrap.dedent('''
+        twin = Derivation(name="v\u0430riance", claim=Eq(Var(q[1]), sigma_q**2),
+                          models=["independent-normal"],
+                          steps=[Step(sigma_q**2, "model_variance")])
+        '''), "declared.py:4: the derivation name 'v\u0430riance' is not plain ASCII"),
+    "a model named with a Unicode hyphen": (HEADER + textwrap.dedent('''
+        hyphen = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                                   loadings={q: {"u": sigma_q}, k: {"w": sigma_k}},
+                                   name="independent\u2010normal")
+        variance = Derivation(claim=Eq(Var(q[1]), sigma_q**2), models=[hyphen],
+                              steps=[Step(sigma_q**2, "model_variance")])
+        '''), "the model name 'independent\u2010normal' is not plain ASCII"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
