@@ -38,6 +38,22 @@ def batch_statistic(atom: Expr, values: list[np.ndarray], batch: slice) -> float
 
 
 
+ROUNDING = 1e-9  # of the size of a sample's terms: how far double precision may have moved it
+
+
+def moved_by_rounding(atom: Expr, values: list[np.ndarray], roundings: list[float]) -> float:
+    """How far the sample version of the moment may lie from that of the exact samples, each
+    sample within its argument's rounding r of its exact value: a mean by r, an sd by r (the sd
+    of the errors), a variance by 2 sd r + r^2, a covariance by sd_x r_y + sd_y r_x + r_x r_y."""
+    if isinstance(atom, (E, SD)):
+        return roundings[0]
+    spreads = [float(np.std(v)) for v in values]
+    if isinstance(atom, Cov):
+        (sx, sy), (rx, ry) = spreads, roundings
+        return sx * ry + sy * rx + rx * ry
+    return 2 * spreads[0] * roundings[0] + roundings[0] ** 2
+
+
 def not_judged(dim: int, n: int, why: str) -> MonteCarloResult:
     return MonteCarloResult(dim, n, *[float("nan")] * 4, NOT_APPLICABLE, f"not judged: {why}")
 

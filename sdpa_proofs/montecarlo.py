@@ -18,6 +18,7 @@ from .batches import (
     BATCHES,
     MAX_BEND,
     MIN_EFFECTIVE_SAMPLES,
+    ROUNDING,
     T_95,
     TOLERANCE_SE,
     batch_statistic,
@@ -25,6 +26,7 @@ from .batches import (
     effective_samples,
     estimate_range,
     finite_over,
+    moved_by_rounding,
     not_judged,
     pooled,
     standard_error,
@@ -262,7 +264,7 @@ class _Plan:
                       for side in (claim.lhs, claim.rhs)]
         self.results: list[MonteCarloResult] = []
         self.runs: dict = {}  # d -> (n, the atoms' arguments at d, their samples)
-        self.sized: set = set()  # the d at which the arguments' rounding has been weighed
+        self.terms: dict = {}  # d -> {argument: the largest size of its terms, first chunk}
         self.done = False
 
     def start(self, dim: int, n: int) -> bool:
@@ -294,44 +296,81 @@ class _Plan:
         try:
             for argument, samples in zip(arguments, values):
                 for x, column in zip(argument, samples):
-                    if dim not in self.sized and ("resolved", x) not in computed:
+                    if dim not in self.terms and ("terms", x) not in computed:
                         # the first chunk shows what rounding does
                         value, size = values_and_sizes(x, arrays, dim)
                         refuse_unresolved(value, size)
                         computed.setdefault((x, None), value)
-                        computed["resolved", x] = True
+                        computed["terms", x] = float(np.max(size, initial=0.0))
                     column[rows] = vector_values(x, arrays, dim, None, computed)
-            self.sized.add(dim)
+            if dim not in self.terms:
+                self.terms[dim] = {x: computed["terms", x] for argument in arguments
+                                   for x in argument}
         except UnsupportedForSampling as error:
             self.stop(NOT_APPLICABLE, f"not sampled: {error}", dim)
 
     def finish(self, dim: int) -> None:
         if self.done:
             return
-        n, _, values = self.runs.pop(dim)
-        self.results.append(replace(self._judged(dim, n, values),
+        n, arguments, values = self.runs.pop(dim)
+        roundings = [[ROUNDING * self.terms[dim][x] for x in argument] for argument in arguments]
+        self.results.append(replace(self._judged(dim, n, values, roundings),
                                     dimension=str(self.model.dimension)))
 
-    def _judged(self, dim: int, n: int, values: list) -> MonteCarloResult:
+    def _judged(self, dim: int, n: int, values: list, roundings: list) -> MonteCarloResult:
         """The verdict at one d from the moments' samples, or n/a with the reason a batch
-        spread would be no error bar there."""
+        spread would be no error bar there, or the sides lie within what rounding may have
+        moved them (a constant S = d sigma_q sigma_k has a spread of rounding alone)."""
         effective = min((effective_samples(a, v) for a, v in zip(self.atoms, values)),
                         key=lambda pair: pair[0])
         if effective[0] < MIN_EFFECTIVE_SAMPLES:
             return not_judged(dim, n, f"the samples of {effective[1]} are dominated by a few "
                                        f"draws (effective sample size {effective[0]:.0f} of "
-                                       f"{n}): heavy tails, where a standard error means "
-                                       "nothing")
+                                       f"{n}): heavy tails or a spread of rounding alone, "
+                                       "where a standard error means nothing")
         try:
             statistics = {stand_in: np.array([batch_statistic(a, v, slice(b, None, BATCHES))
                                               for b in range(BATCHES)])
                           for stand_in, a, v in zip(self.stand_ins, self.atoms, values)}
-            lhs, rhs = (self._side(side, statistics, dim) for side in self.sides)
+            (lhs, lhs_terms), (rhs, rhs_terms) = (self._side(side, statistics, dim)
+                                                  for side in self.sides)
         except UnsupportedForSampling as error:
             return not_judged(dim, n, str(error))
         bent = self._bend(lhs - rhs, statistics, dim)
-        return not_judged(dim, n, bent) if bent else compare(dim, n, lhs, rhs,
-                                                                 self.claim.rel_op)
+        if bent:
+            return not_judged(dim, n, bent)
+        verdict = compare(dim, n, lhs, rhs, self.claim.rel_op)
+        if verdict.status != "fail" or self.claim.rel_op in ("<", ">"):
+            return verdict  # strictly apart is more than rounding can show (see compare)
+        moved = [moved_by_rounding(a, v, r) for a, v, r in zip(self.atoms, values, roundings)]
+        reach = self._rounding_reach(lhs - rhs, statistics, moved, dim) \
+            + ROUNDING * float(np.mean(lhs_terms + rhs_terms))
+        off = abs(float(np.mean(lhs - rhs)))
+        if off > TOLERANCE_SE * standard_error(lhs - rhs) + reach:
+            return verdict
+        return not_judged(dim, n, f"the sides differ by {off:.3g}, within what rounding may "
+                                  f"move them ({reach:.3g}, each sample within {ROUNDING:g} of "
+                                  "the size of its terms): double precision cannot tell them "
+                                  "apart")
+
+    def _rounding_reach(self, differences: np.ndarray, statistics: dict, moved: list,
+                        dim: int) -> float:
+        """How far the mean difference of the sides moves when each moment's batch estimates
+        move by what rounding may have moved them, one moment at a time, either way (a
+        variance not below 0); infinite where a moved estimate leaves the formula's domain."""
+        base, reaches = float(np.mean(differences)), []
+        for (stand_in, batches), atom, by in zip(statistics.items(), self.atoms, moved):
+            for shift in (by, -by):
+                shifted = batches + shift
+                if isinstance(atom, (Var, SD)):
+                    shifted = np.maximum(shifted, 0.0)
+                try:
+                    lhs, rhs = (self._side(side, {**statistics, stand_in: shifted}, dim)[0]
+                                for side in self.sides)
+                except UnsupportedForSampling:
+                    return float("inf")
+                reaches.append(abs(float(np.mean(lhs - rhs)) - base))
+        return 2 * sum(reaches)  # each moment's larger way counted, and its smaller with it
 
     def _bend(self, differences: np.ndarray, statistics: dict, dim: int) -> str:
         """Why the batches' mean of f(estimates) is no estimate of f(moments), or "": it is
@@ -343,7 +382,7 @@ class _Plan:
         at_pooled = {stand_in: np.full(BATCHES, pooled(atom, batches))
                      for (stand_in, batches), atom in zip(statistics.items(), self.atoms)}
         try:
-            lhs, rhs = (self._side(side, at_pooled, dim)[0] for side in self.sides)
+            lhs, rhs = (self._side(side, at_pooled, dim)[0][0] for side in self.sides)
         except UnsupportedForSampling as error:
             return str(error)
         bias, error = float(differences.mean()) - (lhs - rhs), standard_error(differences)
@@ -354,9 +393,10 @@ class _Plan:
                 f"(a bias of {abs(bias):.3g} against a standard error of {error:.3g}): the "
                 "batch spread is no error bar")
 
-    def _side(self, side: Expr, statistics: dict, dim: int) -> np.ndarray:
-        """A side at each batch's estimates, in doubles whose rounding is weighed: the
-        formula around the moments may cancel (10^17 e^(E[q^2] 10^-17) - 10^17).  Near a
+    def _side(self, side: Expr, statistics: dict, dim: int) -> tuple[np.ndarray, np.ndarray]:
+        """A side at each batch's estimates, and the size of its terms there, in doubles whose
+        rounding is weighed: the formula around the moments may cancel (10^17 e^(E[q^2]
+        10^-17) - 10^17).  Near a
         pole, f(batch estimate) spreads like a Cauchy variable and no spread of the batches
         is a standard error: the formula must stay finite and real wherever the estimates
         may fall (1 / (E[q] + 10^-3) = 0 passed)."""
@@ -370,7 +410,7 @@ class _Plan:
         values, sizes = (as_samples(x, BATCHES) for x in values_and_sizes(
             side, statistics, dim))
         refuse_unresolved(values, sizes)
-        return values
+        return values, sizes
 
 
 

@@ -319,3 +319,20 @@ def test_pointwise_claims_that_share_parts_see_what_each_sees_alone():
                 for claim in claims]
     assert together == alone
     assert [r[0].status for r in together] == ["pass", "fail", "pass"] * 2
+
+
+def test_a_constant_s_is_judged_within_its_rounding_and_a_wrong_constant_still_fails():
+    """Under aligned-rademacher k_i = (sigma_k / sigma_q) q_i with q_i = +-sigma_q, so S is the
+    constant d sigma_q sigma_k and Var(S) = 0 (each q_i k_i is sigma_q sigma_k).  Its samples
+    differ by rounding alone, whose spread had been read as a standard error: E[S] was 1534
+    standard errors from d sigma_q sigma_k at d = 4096, Var(S) 276 from 0 at d = 512 (review
+    round 86).  A constant off by a millionth, or a variance of 10^-6, is still refuted."""
+    aligned = get_model("aligned-rademacher")
+    right = check_claims([(Eq(E(S), d * sigma_q * sigma_k), aligned),
+                          (Eq(Var(S), 0), aligned)])
+    assert all(status in ("pass", "n/a") for per_claim in statuses(right)
+               for status in per_claim), right
+    assert "pass" in statuses(right)[0] and "pass" in statuses(right)[1]
+    wrong = check_claims([(Eq(E(S), d * sigma_q * sigma_k * (1 + sp_exp(-14))), aligned),
+                          (Eq(Var(S), sp_exp(-14)), aligned)])
+    assert all("fail" in per_claim for per_claim in statuses(wrong)), wrong
