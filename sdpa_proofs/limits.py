@@ -55,7 +55,8 @@ class SampleMeans:
 
     def conditions(self) -> list[tuple[str, Expr]]:
         """What continuity of h at the limit point needs, in the means: ("nonzero", e) for
-        every denominator factor and the base of every negative power, wherever it stands
+        every denominator factor and the base of every power whose exponent may be negative
+        (M^(c - 3) for an integer c > 0 is 1/M at c = 2), wherever it stands
         (tanh(1/M) and Max(0, 1/M) jump at M = 0 as 1/M does), then ("positive", e) for the
         argument of every logarithm, the base of every non-integer power, and the base of
         every power whose exponent holds a mean (b^x jumps at x = 0 for b = 0, and is not real
@@ -68,7 +69,7 @@ class SampleMeans:
             if base.free_symbols & means:
                 found.append(("nonzero", base))
         for node in sp.preorder_traversal(self.function):
-            if isinstance(node, sp.Pow) and node.exp.is_negative \
+            if isinstance(node, sp.Pow) and not node.exp.is_nonnegative \
                     and node.base.free_symbols & means and ("nonzero", node.base) not in found:
                 found.append(("nonzero", node.base))
         for node in sp.preorder_traversal(self.function):

@@ -85,6 +85,9 @@ def test_the_law_of_large_numbers_refuses_logits_that_share_a_factor():
 @pytest.mark.parametrize("body, why", [
     (Sum(exp(z[i]), (i, 1, n)), "not a function of sample means"),  # grows without bound
     (n / Sum(z[i], (i, 1, n)), "nonzero"),  # 1 / (mean of z) at a mean of 0
+    # an integer c > 0 makes M^(c - 3) 1/M at c = 2: at s = 1 it jumps (review round 85)
+    (sp.tanh((Sum(z[i]**2, (i, 1, n)) / n - 1)**(sp.Symbol("c", integer=True, positive=True)
+                                                - 3)), "nonzero"),
 ])
 def test_limits_whose_conditions_are_not_established_stay_undecided(body, why):
     derivation = Derivation(claim=Eq(Lim(body, n), 1), steps=[Step(1, "law_of_large_numbers")],
