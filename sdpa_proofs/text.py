@@ -11,6 +11,7 @@ from sympy import (
     Indexed,
     Mul,
     Pow,
+    S,
     Sum,
     Symbol,
     default_sort_key,
@@ -20,10 +21,11 @@ from sympy.printing.pretty.pretty_symbology import pretty_symbol
 from sympy.printing.str import StrPrinter
 
 from .expressions import MaxOver, SumOverDistinct
+from .limits import Lim
 
 _SUPERSCRIPTS = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
-#: what reaches to the right when printed bare: Σ_i ..., max_l ..., ∂/∂z ...
-REACHING = (Sum, SumOverDistinct, MaxOver, Derivative)
+#: what reaches to the right when printed bare: Σ_i ..., max_l ..., ∂/∂z ..., lim_n ...
+REACHING = (Sum, SumOverDistinct, MaxOver, Derivative, Lim)
 
 
 READING_ORDER = {"d": 0, "rho": 1, "alpha": 2, "beta": 3, "mu": 4, "q": 5, "k": 6}
@@ -85,6 +87,18 @@ class TextPrinter(StrPrinter):
             printed += [sign, text]
         first = printed.pop(0)
         return ("" if first == "+" else first) + " ".join(printed)
+
+    def _print_Relational(self, expr: Expr) -> str:
+        """A condition as a reader writes it: c ≥ 0, c ≠ 0."""
+        sign = {"!=": "≠", ">=": "≥", "<=": "≤"}.get(expr.rel_op)
+        if sign is None:
+            return super()._print_Relational(expr)
+        return f"{self._print(expr.lhs)} {sign} {self._print(expr.rhs)}"
+
+    def _print_Contains(self, expr: Expr) -> str:
+        element, within = expr.args
+        named = {S.Integers: "ℤ", S.Rationals: "ℚ", S.Reals: "ℝ"}
+        return f"{self._print(element)} ∈ {named.get(within) or self._print(within)}"
 
     def _print_Symbol(self, expr: Expr) -> str:
         head, _, tail = expr.name.partition("_")

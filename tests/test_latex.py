@@ -111,3 +111,16 @@ def test_a_user_rule_is_cited_as_the_users_not_as_a_derivation():
     (mean_zero,) = load_paths([str(root / "derivations" / "mean_zero.py")])
     assert rule_citation(cite(mean_zero)) == "by mean\\_zero"
     assert rule_citation(MeanZero()) == "by the user's rule mean\\_zero"
+
+
+def test_a_limit_before_another_term_is_bracketed_in_both_forms():
+    """lim X_n + Σ_{i≤n} E[z_i²] (true: s² + n s²) printed as "lim_{n→∞} X_n + (Σ ...)",
+    which reads as the limit of the whole sum, infinite (review round 85)."""
+    from sdpa_proofs import E, Lim, n, z
+    from sdpa_proofs.text import show
+
+    limit = Lim(Sum(z[i]**2, (i, 1, n)) / n, n)
+    both = limit + Sum(E(z[i]**2), (i, 1, n))
+    assert show(both).startswith("(lim_{n→∞} (Σ_{i=1..n} z_i²)/n) + ")
+    assert to_latex(both).startswith(r"\left(\lim_{n \to \infty}")
+    assert show(limit) == "lim_{n→∞} (Σ_{i=1..n} z_i²)/n"  # alone, no brackets
