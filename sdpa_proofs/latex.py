@@ -12,6 +12,7 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from .citations import Cite
+from .declarations import conditions
 from .derivation import Derivation
 from .models import resolve_models
 from .registry import is_builtin, resolve
@@ -21,6 +22,7 @@ from .sealing import UserRule
 from .texsafe import escape, safe_math, text
 from .text import REACHING, in_reading_order
 from .translations import assumptions_in, translate
+from .validation import user_parameters
 
 
 class ProofPrinter(LatexPrinter):
@@ -223,8 +225,13 @@ def _definitions(derivation: Derivation, lang: str = "en") -> str:
 
 
 def _distinct(derivation: Derivation, lang: str = "en") -> str:
-    return "".join(rf" {translate('for', lang)} ${to_latex(a)} \neq {to_latex(b)}$"
-                   for a, b in (sorted(p, key=str) for p in derivation.distinct))
+    """The hypotheses i ≠ j and the conditions the parameters were declared with (c > 0)."""
+    pairs = [rf"{to_latex(a)} \neq {to_latex(b)}"
+             for a, b in (sorted(p, key=str) for p in derivation.distinct)]
+    declared = [to_latex(c) for x in user_parameters(derivation,
+                                                     resolve_models(derivation.models))
+                for c in conditions(x)]
+    return "".join(rf" {translate('for', lang)} ${x}$" for x in pairs + declared)
 
 
 def _verification(report: DerivationReport | None, lang: str = "en") -> str:
@@ -282,7 +289,7 @@ def derivation_body(derivation: Derivation, report: DerivationReport | None = No
         r"\begin{itemize}", *model_items(derivation, lang), r"\end{itemize}",
         rf"\paragraph{{{say('Claim.')}}} \[ {claim_latex(derivation)} \]"
         + _definitions(derivation, lang) + _distinct(derivation, lang)
-        + ("." if derivation.where or derivation.distinct else ""),
+        + ("." if derivation.where or _distinct(derivation, lang) else ""),
         rf"\paragraph{{{say('Proof.')}}}",
         _aligned(derivation, "align*", lang=lang),
         _resting_on(resting, lang),

@@ -99,6 +99,7 @@ class DerivationReport:
     seconds: float = 0.0  # time spent checking it
     definitions: list[str] = field(default_factory=list)  # the abbreviations, "S = ..."
     hypotheses: list[str] = field(default_factory=list)  # "i ≠ j"
+    conditions: list[str] = field(default_factory=list)  # declared on parameters: "c > 0"
     assumptions: list[str] = field(default_factory=list)  # beyond the trusted base
     internal: str = ""  # the traceback of an internal error
     timed_out: str = ""  # the checking worker was stopped at its deadline
@@ -157,12 +158,13 @@ class DerivationReport:
 
     @property
     def statement(self) -> str:
-        """The claim as checked: with its abbreviations and its hypotheses."""
+        """The claim as checked: with its abbreviations, its hypotheses and the conditions its
+        parameters were declared with."""
         parts = [self.claim]
         if self.definitions:
             parts.append("where " + ", ".join(self.definitions))
-        if self.hypotheses:
-            parts.append("for " + ", ".join(self.hypotheses))
+        if self.hypotheses or self.conditions:
+            parts.append("for " + ", ".join(self.hypotheses + self.conditions))
         return "; ".join(p for p in parts if p)
 
     @property
@@ -271,7 +273,8 @@ def _derivation_json(d: DerivationReport) -> dict:
     return {
         "name": d.name, "file": d.file, "title": d.title, "claim": d.claim,
         "claim_latex": d.claim_latex, "claim_srepr": d.claim_srepr, "status": d.status,
-        "where": d.definitions, "distinct": d.hypotheses, "assumptions": d.assumptions,
+        "where": d.definitions, "distinct": d.hypotheses, "conditions": d.conditions,
+        "assumptions": d.assumptions,
         "assumed_steps": d.assumed_steps, "claim_held_in_monte_carlo": d.claim_held,
         "expected": d.expected,
         "error": d.error or d.timed_out or None,

@@ -15,6 +15,7 @@ from sympy import Expr, Indexed, IndexedBase, Symbol
 from . import expressions
 from . import models as _models
 from . import symbols as _symbols
+from .declarations import unreadable_declarations
 from .derivation import Derivation, justifications
 from .errors import BadInput
 from .expressions import (
@@ -77,6 +78,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
     _names_are_unique(places)
     _no_symbol_prints_like_an_entry(places)
     _no_symbol_prints_like_a_constant(places)
+    _declarations_read_as_conditions(derivation, models)
     given = {m.dimension for m in models} | {s for m in models for point in m.parameter_points
                                               for s in point}
     for place, expr in places:
@@ -137,6 +139,38 @@ def _no_dummies(places: list[tuple[str, Expr]]) -> None:
         if dummies:
             raise BadInput(f"{place}: Dummy({dummies[0].name!r}) is a sympy Dummy, which the "
                            "toolkit keeps for names of its own: use Symbol")
+
+
+def user_parameters(derivation: Derivation, models: list[Model]) -> list[Symbol]:
+    """The symbols of the user's own that a claim is about for all their values (a scale c, a
+    model's loading a): not the library's, not an index, not a dimension, not an
+    abbreviation's name.  Their declared assumptions are conditions on the claim."""
+    found: set = set()
+    for _, expr in _places(derivation) + _model_places(models):
+        if isinstance(expr, IndexedBase):
+            continue
+        expr = unfold(expr, derivation.where)
+        indices = index_symbols(expr) | {x for b in expr.atoms(*BINDERS)
+                                         for x in bound_indices(b)}
+        labels = {x.base.label for x in expr.atoms(Indexed)}
+        found |= expr.atoms(Symbol) - indices - labels
+    library = set(LIBRARY.values()) | {m.dimension for m in models} | set(derivation.where)
+    return sorted((x for x in found - library if type(x) is Symbol), key=str)
+
+
+def _declarations_read_as_conditions(derivation: Derivation, models: list[Model]) -> None:
+    """Each declaration of a parameter of the user's is shown beside the claim as a condition
+    (declarations.conditions); one that reads as none is bad input: Symbol("x", zero=True)
+    made Var(x S) = 0 verified, shown as a claim about every x (review round 85)."""
+    at = f"{derivation.file}:{derivation.line}"
+    for symbol in user_parameters(derivation, models):
+        unreadable = unreadable_declarations(symbol)
+        if unreadable:
+            raise BadInput(f"{at}: the symbol {show(symbol)} is declared {', '.join(unreadable)}"
+                           ": declare a parameter real, with at most a sign (positive, "
+                           "negative, nonnegative, nonpositive, nonzero) and integer or "
+                           "rational; these show beside the claim as conditions (a number is "
+                           "written as the number)")
 
 
 def _plain_label(at: str, kind: str, name: str) -> None:

@@ -421,6 +421,17 @@ DECLARATIONS = {
         variance = Derivation(claim=Eq(Var(q[1]), sigma_q**2), models=[hyphen],
                               steps=[Step(sigma_q**2, "model_variance")])
         '''), "the model name 'independent\u2010normal' is not plain ASCII"),
+    # review round 85: Var(x S) = 0 verified with x = 0 declared, shown as a claim about any x
+    "a parameter declared zero": (HEADER + textwrap.dedent('''
+        x = Symbol("x", zero=True)
+        scaled = Derivation(claim=Eq(Var(x * S), 0), where={S: dot_product},
+                            steps=[Step(x**2 * Var(S), "variance_scaling"), Step(0, "algebra")])
+        '''), "declared.py:5: the symbol x is declared zero=True: declare a parameter real"),
+    "a parameter declared even": (HEADER + textwrap.dedent('''
+        t = Symbol("t", even=True)
+        scaled = Derivation(claim=Eq(E(t * q[1]), 0),
+                            steps=[Step(t * E(q[1]), "linearity"), Step(0, "zero_mean")])
+        '''), "the symbol t is declared even=True"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
@@ -3398,3 +3409,34 @@ small = Derivation(claim={claim}, models=["independent-normal"],
 ''')
     code, out, data = verify(tmp_path, capsys=capsys)
     assert code == 1 and statuses(data)["small"] == "failed", out
+
+
+# ---- found by attacking the checker, round 85 ----------------------------------------------
+
+ANTI_ALIGNED = HEADER + """
+a, c = Symbol("a", negative=True), Symbol("c", integer=True, positive=True)
+pairs = LatentLinearModel(latents=(Latent("u", NORMAL),), loadings={q: {"u": 1}, k: {"u": a}},
+                          name="pairs")
+anti = Derivation(claim=Le(E(q[1] * k[1]), 0), models=[pairs],
+                  steps=[Step(a, "model_moment"), Step(0, "range", rel="<=")])
+count = Derivation(claim=Eq(E(c * q[1]), 0), steps=[Step(c * E(q[1]), "linearity"),
+                                                    Step(0, "zero_mean")])
+"""
+
+
+def test_the_conditions_a_parameter_is_declared_with_are_shown_with_the_claim(tmp_path, capsys):
+    """E[q_1 k_1] <= 0 holds because a < 0 was declared on a loading of the model: every output
+    states the conditions with the claim, as it states i != j (review round 85: only the
+    model's name was listed)."""
+    from sdpa_proofs.isolation import load_paths
+    from sdpa_proofs.latex import document
+
+    write(tmp_path, "anti.py", ANTI_ALIGNED)
+    code, output, data = verify(tmp_path, capsys=capsys)
+    conditions = {entry["name"]: entry["conditions"] for entry in data["derivations"]}
+    assert code == 0 and set(statuses(data).values()) <= {"verified", "verified_assuming"}
+    assert conditions == {"anti.anti": ["a < 0"], "anti.count": ["c ∈ ℤ", "c > 0"]}
+    assert "E[q_1·k_1] ≤ 0; for a < 0" in output and "for c ∈ ℤ, c > 0" in output
+    anti, count = load_paths([str(tmp_path / "anti.py")])
+    assert r"\le 0 \] for $a < 0$." in document(anti)
+    assert r"for $c \in \mathbb{Z}$ for $c > 0$." in document(count)
