@@ -13,6 +13,7 @@ from sympy import Expr
 
 from .expressions import SD, Cov, E
 from .samplevalues import UnsupportedForSampling, as_double
+from .text import show
 from .verdicts import NOT_APPLICABLE, MonteCarloResult
 
 BATCHES = 20
@@ -33,7 +34,7 @@ def batch_statistic(atom: Expr, values: list[np.ndarray], batch: slice) -> float
         spread = float(np.cov(first, values[1][batch])[0, 1]) if isinstance(atom, Cov) \
             else float(np.var(first, ddof=1))
     if abs(spread) < np.finfo(float).tiny and np.ptp(first) > 0:  # squares of 10^-170
-        raise UnsupportedForSampling(f"{atom} falls below double precision (underflow)")
+        raise UnsupportedForSampling(f"{show(atom)} falls below double precision (underflow)")
     return spread if not isinstance(atom, SD) else float(np.sqrt(spread))
 
 
@@ -106,7 +107,7 @@ def _enclosure(expr: Expr, boxes: dict):
         return mpmath.iv.exp(_enclosure(expr.args[0], boxes))
     if isinstance(expr, sp.log):
         return mpmath.iv.log(_enclosure(expr.args[0], boxes))
-    raise UnsupportedForSampling(f"cannot enclose {expr}")
+    raise UnsupportedForSampling(f"cannot enclose {show(expr)}")
 
 
 def effective_samples(atom: Expr, values: list[np.ndarray]) -> tuple[float, Expr]:

@@ -183,8 +183,9 @@ def bound_check(before: Expr, after: Expr, relation: str, rules: list[Rule],
         return Verdict(PASS)
     if from_before is not None or from_after is not None:
         opposite = "≥" if want > 0 else "≤"
-        return Verdict(FAIL, f"{names} give {show(before)} {opposite} {show(after)}: the bound "
-                             "goes the other way")
+        gives = "gives" if len(rules) == 1 else "give"
+        return Verdict(FAIL, f"{names} {gives} {show(before)} {opposite} {show(after)}: the "
+                             "bound goes the other way")
     return Verdict(FAIL, f"no use of {names} at a place where the expression grows the right "
                          f"way turns {show(before)} into {show(after)}")
 

@@ -62,11 +62,12 @@ class Cite(BoundRule):
         renaming = instance_renaming(self._equation, node, self._patterns[0])
         if renaming is None:
             return None
-        for a, b in (tuple(pair) for pair in self.derivation.distinct):
-            a, b = (sp.sympify(x).xreplace(renaming) for x in (a, b))
+        for pair in (sorted(pair, key=str) for pair in self.derivation.distinct):
+            a, b = (sp.sympify(x).xreplace(renaming) for x in pair)
             if not ctx.precondition(indices_known_distinct(a, b, ctx.distinct),
-                                    f"cited {self.derivation.name} holds for {a} ≠ {b} only, "
-                                    "which is not known here"):
+                                    f"cited {self.derivation.name} holds for "
+                                    f"{' ≠ '.join(map(show, pair))} only; here they stand for "
+                                    f"{show(a)} and {show(b)}, not known to differ"):
                 return None
         lhs, rhs = instance(self._equation, renaming).args
         # the free indices of both sides: the right side lands where the left one stood

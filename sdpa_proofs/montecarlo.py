@@ -54,6 +54,7 @@ from .samplevalues import (
     vector_values,
 )
 from .supports import Corners, Draws, bounded_latents, corner_counts
+from .text import show
 from .verdicts import NOT_APPLICABLE, MonteCarloResult
 
 DIMENSIONS = (64, 512, 4096)
@@ -324,8 +325,8 @@ class _Plan:
         effective = min((effective_samples(a, v) for a, v in zip(self.atoms, values)),
                         key=lambda pair: pair[0])
         if effective[0] < MIN_EFFECTIVE_SAMPLES:
-            return not_judged(dim, n, f"the samples of {effective[1]} are dominated by a few "
-                                       f"draws (effective sample size {effective[0]:.0f} of "
+            return not_judged(dim, n, f"the samples of {show(effective[1])} are dominated by a "
+                                       f"few draws (effective sample size {effective[0]:.0f} of "
                                        f"{n}): heavy tails or a spread of rounding alone, "
                                        "where a standard error means nothing")
         try:
@@ -405,7 +406,7 @@ class _Plan:
                  for stand_in, atom, values in zip(self.stand_ins, self.atoms,
                                                    statistics.values())}
         if not finite_over(side, boxes):
-            raise UnsupportedForSampling(f"{side} has a pole or leaves the reals where the "
+            raise UnsupportedForSampling(f"{show(side)} has a pole or leaves the reals where the "
                                          "moments' batch estimates fall")
         values, sizes = (as_samples(x, BATCHES) for x in values_and_sizes(
             side, statistics, dim))

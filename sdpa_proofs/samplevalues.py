@@ -11,6 +11,7 @@ from sympy import Expr, Sum
 
 from .expressions import MOMENT_FUNCTIONS, MaxOver, is_random_coordinate, random_coordinates
 from .realnumbers import NoEnclosure, nearest_double
+from .text import show
 
 
 class UnsupportedForSampling(ValueError):
@@ -35,7 +36,7 @@ def _vector_values(expr: Expr, arrays: dict, dim: int, index, seen: dict):
     if index is not None and expr == index:  # the index as a number, as in sum_i i q_i
         return np.arange(1, dim + 1, dtype=float)
     if isinstance(expr, MOMENT_FUNCTIONS):  # a number, but not one a sample can give
-        raise UnsupportedForSampling(f"a moment beside the coordinates: {expr}")
+        raise UnsupportedForSampling(f"a moment beside the coordinates: {show(expr)}")
     if is_random_coordinate(expr):
         (position,) = expr.indices
         if index is not None and position == index:
@@ -43,17 +44,17 @@ def _vector_values(expr: Expr, arrays: dict, dim: int, index, seen: dict):
         if position.is_Integer:
             column = arrays[expr.base][:, int(position) - 1]
             return column if index is None else column[:, None]
-        raise UnsupportedForSampling(f"free index in {expr}")
+        raise UnsupportedForSampling(f"free index in {show(expr)}")
     if isinstance(expr, (Sum, MaxOver)):
         if index is not None and not expr.has(index):  # e.g. a softmax normaliser in a sum
             return np.asarray(vector_values(expr, arrays, dim, None, seen))[..., None]
         if index is not None or len(expr.limits) != 1:
-            raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
+            raise UnsupportedForSampling(f"nested sums are not sampled: {show(expr)}")
         (bound, lower, upper), = expr.limits
         if _over_a_range(expr):
             return _over_range(expr)[0]
         if lower != 1 or not upper.is_Integer or int(upper) != dim:
-            raise UnsupportedForSampling(f"sum limits of {expr}")
+            raise UnsupportedForSampling(f"sum limits of {show(expr)}")
         if isinstance(expr, Sum) and isinstance(expr.function, sp.Mul) \
                 and len(expr.function.args) == 2:
             a, b = (vector_values(f, arrays, dim, bound, seen) for f in expr.function.args)
@@ -73,7 +74,7 @@ def _vector_values(expr: Expr, arrays: dict, dim: int, index, seen: dict):
         return result
     if isinstance(expr, sp.Pow):
         if not expr.exp.is_number:
-            raise UnsupportedForSampling(f"a random exponent: {expr}")
+            raise UnsupportedForSampling(f"a random exponent: {show(expr)}")
         return vector_values(expr.base, arrays, dim, index, seen) ** as_double(expr.exp)
     if isinstance(expr, tuple(ELEMENTWISE)):
         return ELEMENTWISE[type(expr)](vector_values(expr.args[0], arrays, dim, index,
@@ -82,7 +83,7 @@ def _vector_values(expr: Expr, arrays: dict, dim: int, index, seen: dict):
         return arrays[expr]
     if expr.is_number:
         return as_double(expr)
-    raise UnsupportedForSampling(f"cannot sample {expr}")
+    raise UnsupportedForSampling(f"cannot sample {show(expr)}")
 
 
 def as_double(number: Expr) -> float:
@@ -93,10 +94,10 @@ def as_double(number: Expr) -> float:
     try:
         value = float(number) if number.is_Rational else nearest_double(number)
     except (NoEnclosure, OverflowError) as error:
-        raise UnsupportedForSampling(f"cannot evaluate {number} to double precision: "
+        raise UnsupportedForSampling(f"cannot evaluate {show(number)} to double precision: "
                                      f"{error}") from error
     if not np.isfinite(value) or abs(value) < np.finfo(float).tiny and number != 0:
-        raise UnsupportedForSampling(f"{number} lies beyond double precision (overflow or "
+        raise UnsupportedForSampling(f"{show(number)} lies beyond double precision (overflow or "
                                      "underflow)")
     return value
 
@@ -126,7 +127,8 @@ def _over_range(expr: Sum | MaxOver) -> tuple[float, float]:
     and the size of its terms (sum_t ((-1)^t 10^17 + t) is 3, 0 in doubles)."""
     (bound, lower, upper), = expr.limits
     if not 0 < int(upper) + 1 - int(lower) <= MAX_RANGE:
-        raise UnsupportedForSampling(f"a range of {int(upper) + 1 - int(lower)} terms in {expr}")
+        raise UnsupportedForSampling(f"a range of {int(upper) + 1 - int(lower)} terms in "
+                                     f"{show(expr)}")
     span = np.arange(int(lower), int(upper) + 1, dtype=float)
     values, sizes = (np.broadcast_to(x, span.shape)
                      for x in values_and_sizes(expr.function, {bound: span}, 1))
@@ -191,7 +193,7 @@ def _values_and_sizes(expr: Expr, arrays: dict, dim: int, index, seen: dict) -> 
             and random_coordinates(expr.function) and expr.limits[0][1:] == (1, dim):
         if index is not None:  # a sum free of the outer index, as vector_values takes it
             if expr.has(index):
-                raise UnsupportedForSampling(f"nested sums are not sampled: {expr}")
+                raise UnsupportedForSampling(f"nested sums are not sampled: {show(expr)}")
             value, size = values_and_sizes(expr, arrays, dim, None, seen)
             return np.asarray(value)[..., None], np.asarray(size)[..., None]
         value, size = values_and_sizes(expr.function, arrays, dim, expr.limits[0][0],
@@ -235,7 +237,7 @@ def _no_underflow(magnitude, nonzero, expr: Expr) -> None:
     value; ``nonzero()`` says where it should not be 0, asked only where it is that small."""
     tiny = magnitude < np.finfo(float).tiny
     if np.any(tiny) and np.any(tiny & nonzero()):
-        raise UnsupportedForSampling(f"{expr} falls below double precision (underflow)")
+        raise UnsupportedForSampling(f"{show(expr)} falls below double precision (underflow)")
 
 
 def _moved(expr: Expr, at: np.ndarray, magnitude: np.ndarray, error: np.ndarray) -> np.ndarray:

@@ -59,5 +59,5 @@ def test_a_derivation_monte_carlo_cannot_sample_says_why(tmp_path):
     out = io.StringIO()
     render(verify_paths([str(tmp_path / "free.py")], VerifySettings(), lambda *_: None),
            Console(width=200, file=out, force_terminal=False))
-    assert "free under independent-normal: Monte Carlo n/a: not sampled: free index in q[i]" \
+    assert "free under independent-normal: Monte Carlo n/a: not sampled: free index in q_i" \
         in out.getvalue(), out.getvalue()
