@@ -813,7 +813,8 @@ def random_value(symbol: Symbol, rng: random.Random):
     """A seeded value the symbol's assumptions allow: integers as such (of either sign unless
     declared otherwise), other reals as fractions."""
     if symbol.is_integer:
-        low = 5 if symbol.is_positive else 0 if symbol.is_nonnegative else -40
+        # from 1: a claim false only at small c ((M - 1)^(c - 3) at c = 2) is seen there
+        low = 1 if symbol.is_positive else 0 if symbol.is_nonnegative else -40
         high = -1 if symbol.is_negative else 0 if symbol.is_nonpositive else 40
         value = rng.randint(low, high)
         parity = 0 if symbol.is_even else 1 if symbol.is_odd else value % 2

@@ -272,7 +272,10 @@ def _search_counterexample(cases: list, model: Model, distinct: frozenset,
                     coordinates = sorted(random_coordinates(difference),
                                          key=sp.default_sort_key)
                     for values in _exact_points(model, coordinates, dim, point, numbers):
-                        values = {**values, **numbers}
+                        # a free scale c takes values too, another at each point tried
+                        values = {**values, **arbitrary_values([difference],
+                                                               tried % ARBITRARY_DRAWS),
+                                  **numbers}
                         try:
                             sign = sign_at(difference, values)
                         except (ValueError, TypeError):  # SymPy's Max of a non-real value

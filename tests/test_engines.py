@@ -357,3 +357,31 @@ def test_in_a_case_of_coinciding_indices_every_occurrence_takes_the_case(model_n
         assert verdict.status == "pass", verdict.reason
     else:
         assert verdict.status == "fail" and " when " in verdict.reason, verdict.reason
+
+
+def test_a_bound_with_a_free_scale_is_searched_at_values_of_the_scale():
+    """c E[q_1^2] <= 0 holds for c < 0 and fails for c > 0: the counterexample search gave the
+    scale no value and stayed undecided ('could not evaluate 9c/49', review round 85)."""
+    from sdpa_proofs import get_model
+
+    normal = get_model("independent-normal")
+    for c, status in [(sp.Symbol("c", real=True), "fail"),
+                      (sp.Symbol("c", negative=True), "pass")]:
+        verdict = exact_check(c * E(q[1] ** 2), 0, normal, relation="<=")
+        assert verdict.status == status, verdict
+    refuted = exact_check(sp.Symbol("c", real=True) * E(q[1] ** 2), 0, normal, relation="<=")
+    assert "c = " in refuted.reason
+
+
+def test_an_integer_parameter_is_tried_at_its_smallest_values():
+    """c E[q_1^2] >= 2 E[q_1^2] holds for every integer c >= 2 and fails at c = 1; integers
+    were drawn from 5 to 40, so the numeric check and the exact search passed it."""
+    from sdpa_proofs import get_model
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    normal, c = get_model("independent-normal"), sp.Symbol("c", integer=True, positive=True)
+    for bound, status in [(2, "fail"), (1, "pass")]:
+        before, after = c * E(q[1] ** 2), bound * E(q[1] ** 2)
+        verdict = numeric_check(before, after, normal, NumericSettings(), relation=">=")
+        assert verdict.status == status, verdict
+        assert exact_check(before, after, normal, relation=">=").status == status
