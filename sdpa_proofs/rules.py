@@ -268,13 +268,19 @@ class ModelMoment(Rule):
     name = "model_moment"
     fact = ("E[prod_v v_i^(p_v)] for the coordinates of one index i is the moment the model "
             "gives (E[q_i k_i], E[q_i^4], E[q_i^2 k_i^2], ...); the variance of such a product "
-            "is E[X^2] - E[X]^2 of two of them")
+            "is E[X^2] - E[X]^2 of two of them, the covariance of two E[X Y] - E[X] E[Y]")
     latex = "the model's moments"
 
     def rewrite(self, node, ctx):
         if isinstance(node, Var):
             mean, square = (self.rewrite(E(node.args[0] ** power), ctx) for power in (1, 2))
             return None if mean is None or square is None else sp.expand(square - mean**2)
+        if isinstance(node, Cov):
+            x, y = node.args
+            both, first, second = (self.rewrite(E(t), ctx) for t in (x * y, x, y))
+            if any(part is None for part in (both, first, second)):
+                return None
+            return sp.expand(both - first * second)
         monomial = _expected_monomial(node)
         if monomial is None or ctx.model.index_generic:
             return None

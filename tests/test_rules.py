@@ -124,6 +124,11 @@ GAUSSIAN_CASES = {
         ("correlated-normal", Var(q[i] * k[i]), sigma_q**2 * sigma_k**2 * (1 + rho**2),
          sigma_q**2 * sigma_k**2 * (1 + 2 * rho**2)),
         ("independent-normal", Var(3 * q[1]**2), 18 * sigma_q**4, 27 * sigma_q**4),
+        # Cov(X, Y) = E[X Y] - E[X] E[Y]: the means' product kept, Isserlis' factor 2 dropped
+        ("correlated-normal-means", Cov(q[i], k[i]), rho * sigma_q * sigma_k,
+         rho * sigma_q * sigma_k + mu_q * mu_k),
+        ("correlated-normal", Cov(q[i]**2, k[i]**2), 2 * rho**2 * sigma_q**2 * sigma_k**2,
+         rho**2 * sigma_q**2 * sigma_k**2),
     ],
     # lim_n h(sample means) = h(means): a wrong power of a mean, independence slipped in
     "law_of_large_numbers": [
@@ -366,6 +371,7 @@ def test_model_moments_of_correlated_pairs():
                   model)
     assert wrong.status == "fail"
     assert check(E(q[i] * k[j]), 0, "model_moment", model).status == "fail"
+    assert check(Cov(q[i], k[j]), 0, "model_moment", model).status == "fail"  # two indices
 
 
 def test_a_model_moment_inside_a_sum_over_distinct_pairs_is_taken_and_counted():
