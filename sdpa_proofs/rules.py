@@ -268,7 +268,8 @@ class ModelMoment(Rule):
     name = "model_moment"
     fact = ("E[prod_v v_i^(p_v)] for the coordinates of one index i is the moment the model "
             "gives (E[q_i k_i], E[q_i^4], E[q_i^2 k_i^2], ...); the variance of such a product "
-            "is E[X^2] - E[X]^2 of two of them, the covariance of two E[X Y] - E[X] E[Y]")
+            "is E[X^2] - E[X]^2 of two of them, the covariance of two E[X Y] - E[X] E[Y], and "
+            "the mean of a polynomial in them is taken term by term")
     latex = "the model's moments"
 
     def rewrite(self, node, ctx):
@@ -281,6 +282,11 @@ class ModelMoment(Rule):
             if any(part is None for part in (both, first, second)):
                 return None
             return sp.expand(both - first * second)
+        if isinstance(node, E) and isinstance(expanded := sp.expand(node.args[0]), Add) \
+                and not expanded.has(*SUMS):  # E[q_i^2 (k_i - k~_i)^2], term by term
+            terms = [term if is_deterministic(term) else self.rewrite(E(term), ctx)
+                     for term in expanded.args]
+            return None if any(term is None for term in terms) else Add(*terms)
         monomial = _expected_monomial(node)
         if monomial is None or ctx.model.index_generic:
             return None

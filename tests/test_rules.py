@@ -129,6 +129,11 @@ GAUSSIAN_CASES = {
          rho * sigma_q * sigma_k + mu_q * mu_k),
         ("correlated-normal", Cov(q[i]**2, k[i]**2), 2 * rho**2 * sigma_q**2 * sigma_k**2,
          rho**2 * sigma_q**2 * sigma_k**2),
+        # a polynomial term by term: the cross term dropped, independence misapplied to it
+        ("correlated-normal", E((q[i] - k[i])**2 + 1),
+         sigma_q**2 + sigma_k**2 - 2 * rho * sigma_q * sigma_k + 1, sigma_q**2 + sigma_k**2 + 1),
+        ("independent-normal", E((q[1] + k[1])**2), sigma_q**2 + sigma_k**2,
+         (sigma_q + sigma_k)**2),
     ],
     # lim_n h(sample means) = h(means): a wrong power of a mean, independence slipped in
     "law_of_large_numbers": [
@@ -372,6 +377,8 @@ def test_model_moments_of_correlated_pairs():
     assert wrong.status == "fail"
     assert check(E(q[i] * k[j]), 0, "model_moment", model).status == "fail"
     assert check(Cov(q[i], k[j]), 0, "model_moment", model).status == "fail"  # two indices
+    assert check(E(q[i] * k[i] + q[i] * k[j]), rho * sigma_q * sigma_k, "model_moment",
+                 model).status == "fail"  # one term of two indices: no moment of the model
 
 
 def test_a_model_moment_inside_a_sum_over_distinct_pairs_is_taken_and_counted():
