@@ -53,6 +53,11 @@ def _rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
     if equal is None:
         return Verdict(UNDECIDED, f"could not decide whether {names} turns {show(reached)} "
                                   f"into {show(target)}")
+    if reached == before:  # say why the rule left it alone, where a precondition said so
+        why = "; ".join(dict.fromkeys(strict.violations + loose.violations + strict.declined))
+        return Verdict(FAIL, f"{names} applies nowhere in the previous expression "
+                             f"{show(before)}" + (f" ({why})" if why else "")
+                             + f", which is not {show(target)}")
     return Verdict(FAIL, f"{names} turns the previous expression into {show(reached)}, "
                          f"which is not {show(target)}")
 

@@ -53,6 +53,7 @@ class Context:
     distinct: frozenset = frozenset()
     strict: bool = True
     violations: list[str] = field(default_factory=list)
+    declined: list[str] = field(default_factory=list)  # why a rule left a node alone
     assumed: list[str] = field(default_factory=list)  # lemmas and citations a rewrite used
     ranges: dict = field(default_factory=dict)  # index bound around here -> (lower, upper)
     numbers: dict = field(default_factory=dict)  # unknown -> the number it stands for
@@ -93,6 +94,11 @@ class Context:
                 return (f"the fact holds for {index} in 1..{self.model.dimension}, but here "
                         f"{index} runs over {'..'.join(map(str, self.ranges[index]))}")
         return None
+
+    def decline(self, reason: str) -> None:
+        """Leave the node alone, recording why, for the message of a step that fails."""
+        if reason not in self.declined:
+            self.declined.append(reason)
 
     def precondition(self, holds: bool, reason: str) -> bool:
         """Whether the rewrite may go ahead; a failed precondition is recorded either way."""
@@ -293,10 +299,15 @@ class ModelMoment(Rule):
         constant, powers = monomial
         indices = {c.indices for c in powers}
         if len(indices) != 1:  # coordinates of several indices: independence or Isserlis
-            return None
+            return ctx.decline(f"model_moment: {show(node)} holds coordinates of several "
+                               "indices; independence or isserlis splits it first") \
+                if len(indices) > 1 else None
         ((index,),) = indices
-        if not (index >= 1 if index.is_Integer else ctx.names_a_coordinate(index)) or \
-                any(c.base not in ctx.model.vectors for c in powers):
+        lawless = sorted({show(c.base.label) for c in powers if c.base not in ctx.model.vectors})
+        if lawless:
+            return ctx.decline(f"model_moment: the model {ctx.model.name} gives "
+                               f"{', '.join(lawless)} no law")
+        if not (index >= 1 if index.is_Integer else ctx.names_a_coordinate(index)):
             return None
         return constant * ctx.model.joint_moment([{c.base: int(p) for c, p in powers.items()}])
 

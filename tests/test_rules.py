@@ -421,3 +421,20 @@ def test_a_random_term_is_no_constant_shift_of_a_variance():
     holds it), so Var(S + q_1) is not Var(S)."""
     verdict = check(Var(S + q[1]), Var(S), "variance_of_sum", get_model("independent-normal"))
     assert verdict.status == "fail" and "variance_of_sum" in verdict.reason
+
+
+def test_a_rule_that_applies_nowhere_says_why():
+    """'model_moment turns the previous expression into E[q_1 k_2]' showed the expression
+    unchanged and no reason (review round 86): the rule now says it applies nowhere, and why
+    where it knows (a vector without a law, coordinates of two indices, a dependence)."""
+    from sdpa_proofs import ktilde, other_dot_product
+
+    normal = get_model("independent-normal")
+    lawless = check(E(q[1]**2 * (k[1] - ktilde[1])**2), 0, "model_moment", normal)
+    assert lawless.status == "fail" and "applies nowhere" in lawless.reason
+    assert "gives k̃ no law" in lawless.reason
+    mixed = check(E(q[1] * k[2]), 0, "model_moment", normal)
+    assert "several indices; independence or isserlis splits it first" in mixed.reason
+    shared = check(Var(S - other_dot_product), Var(S) + Var(other_dot_product),
+                   "variance_of_sum", get_model("aligned-key"))
+    assert "applies nowhere" in shared.reason and "dependent" in shared.reason
