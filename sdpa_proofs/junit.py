@@ -22,7 +22,7 @@ def junit_xml(run: RunReport) -> str:
         case = ET.SubElement(suite, "testcase", name=d.name, classname=_classname(d.file),
                              file=d.file, time=f"{d.seconds:.3f}")
         properties = ET.SubElement(case, "properties")
-        ET.SubElement(properties, "property", name="claim", value=d.claim)
+        ET.SubElement(properties, "property", name="claim", value=d.statement)
         ET.SubElement(properties, "property", name="expected", value=d.expected)
         for assumption in d.assumptions:
             ET.SubElement(properties, "property", name="assumption", value=assumption)

@@ -115,14 +115,16 @@ def _places(derivation: Derivation) -> list[tuple[str, Expr]]:
     return places
 
 
-def _model_places(models: list[Model]) -> list[tuple[str, Expr]]:
-    """The expressions of the models the user defined: loadings, means, parameter points."""
+def _model_places(models: list[Model], points: bool = True) -> list[tuple[str, Expr]]:
+    """The expressions of the models the user defined: loadings, means, and the parameters
+    their points name (a general Gaussian model's covariance_pattern, which no law holds)."""
     places = []
     for model in models:
         if _models.MODELS.get(model.name) is model:
             continue
         at = f"model {model.name}"
-        exprs = [model.dimension] + [x for point in model.parameter_points for x in point]
+        exprs = [model.dimension] + ([x for point in model.parameter_points for x in point]
+                                     if points else [])
         if isinstance(model, LatentLinearModel):
             exprs += [sp.sympify(c) for loads in model.loadings.values() for c in loads.values()]
             exprs += [sp.sympify(m) for m in model.means.values()] + list(model.loadings)
@@ -142,11 +144,12 @@ def _no_dummies(places: list[tuple[str, Expr]]) -> None:
 
 
 def user_parameters(derivation: Derivation, models: list[Model]) -> list[Symbol]:
-    """The symbols of the user's own that a claim is about for all their values (a scale c, a
-    model's loading a): not the library's, not an index, not a dimension, not an
+    """The symbols a claim is about for all their values (a scale c, a loading a of the user's
+    model, the library's s where no model gives it a value): not a parameter of a built-in
+    model (whose meaning its description states), not an index, not a dimension, not an
     abbreviation's name.  Their declared assumptions are conditions on the claim."""
     found: set = set()
-    for _, expr in _places(derivation) + _model_places(models):
+    for _, expr in _places(derivation) + _model_places(models, points=False):
         if isinstance(expr, IndexedBase):
             continue
         expr = unfold(expr, derivation.where)
@@ -154,8 +157,10 @@ def user_parameters(derivation: Derivation, models: list[Model]) -> list[Symbol]
                                          for x in bound_indices(b)}
         labels = {x.base.label for x in expr.atoms(Indexed)}
         found |= expr.atoms(Symbol) - indices - labels
-    library = set(LIBRARY.values()) | {m.dimension for m in models} | set(derivation.where)
-    return sorted((x for x in found - library if type(x) is Symbol), key=str)
+    described = {x for m in models if _models.MODELS.get(m.name) is m
+                 for point in m.parameter_points for x in point}
+    fixed = described | {m.dimension for m in models} | set(derivation.where)
+    return sorted((x for x in found - fixed if type(x) is Symbol), key=str)
 
 
 def _declarations_read_as_conditions(derivation: Derivation, models: list[Model]) -> None:
@@ -166,11 +171,11 @@ def _declarations_read_as_conditions(derivation: Derivation, models: list[Model]
     for symbol in user_parameters(derivation, models):
         unreadable = unreadable_declarations(symbol)
         if unreadable:
-            raise BadInput(f"{at}: the symbol {show(symbol)} is declared {', '.join(unreadable)}"
-                           ": declare a parameter real, with at most a sign (positive, "
-                           "negative, nonnegative, nonpositive, nonzero) and integer or "
-                           "rational; these show beside the claim as conditions (a number is "
-                           "written as the number)")
+            raise BadInput(f"{at}: the symbol {show(symbol)} is {', '.join(unreadable)}: declare "
+                           "a parameter real, with at most a sign (positive, negative, "
+                           "nonnegative, nonpositive, nonzero) and integer or rational; these "
+                           "show beside the claim as conditions (a number is written as the "
+                           "number)")
 
 
 def _plain_label(at: str, kind: str, name: str) -> None:

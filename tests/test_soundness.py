@@ -426,12 +426,25 @@ DECLARATIONS = {
         x = Symbol("x", zero=True)
         scaled = Derivation(claim=Eq(Var(x * S), 0), where={S: dot_product},
                             steps=[Step(x**2 * Var(S), "variance_scaling"), Step(0, "algebra")])
-        '''), "declared.py:5: the symbol x is declared zero=True: declare a parameter real"),
+        '''), "declared.py:5: the symbol x is zero=True, zero (the number 0): declare a "
+                 "parameter real"),
     "a parameter declared even": (HEADER + textwrap.dedent('''
         t = Symbol("t", even=True)
         scaled = Derivation(claim=Eq(E(t * q[1]), 0),
                             steps=[Step(t * E(q[1]), "linearity"), Step(0, "zero_mean")])
-        '''), "the symbol t is declared even=True"),
+        '''), "the symbol t is even=True"),
+    # review round 87: two signs that make 0, shown as x >= 0; a complex a read as real
+    "a parameter whose two signs make it zero": (HEADER + textwrap.dedent('''
+        x = Symbol("x", nonnegative=True, nonpositive=True)
+        scaled = Derivation(claim=Eq(Var(x * S), 0), where={S: dot_product},
+                            steps=[Step(x**2 * Var(S), "variance_scaling"), Step(0, "algebra")])
+        '''), "declared.py:5: the symbol x is zero (the number 0)"),
+    "a parameter declared nothing": (HEADER + textwrap.dedent('''
+        a = Symbol("a")
+        square = Derivation(claim=Ge(a**2 * E(q[1]**2), 0),
+                            steps=[Step(a**2 * sigma_q**2, "model_moment"),
+                                   Step(0, "algebra", rel=">=")])
+        '''), "the symbol a is not real"),
     "a dimension declared even": (HEADER + textwrap.dedent('''
         D = Symbol("D", integer=True, positive=True, even=True)  # 2 floor(D/2) becomes D
         evens = LatentLinearModel(latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
@@ -3424,6 +3437,26 @@ count = Derivation(claim=Eq(E(c * q[1]), 0), steps=[Step(c * E(q[1]), "linearity
 """
 
 
+def test_conditions_are_what_sympy_deduces_and_a_library_symbol_no_model_fixes_is_one():
+    """nonnegative and nonzero make c > 0, shown as c >= 0 (0^c = 0 verified, false at c = 0);
+    the library's s, positive, is a logit scale under gaussian-logits but a bare parameter
+    under independent-normal, where -s E[q_1^2] <= 0 read as a claim about every s (review
+    round 87)."""
+    from sdpa_proofs import E, Step, get_model, q
+    from sdpa_proofs import s as scale
+    from sdpa_proofs.declarations import conditions
+    from sdpa_proofs.derivation import Derivation
+    from sdpa_proofs.text import show
+    from sdpa_proofs.validation import user_parameters
+
+    c = sp.Symbol("c", nonnegative=True, nonzero=True)
+    assert [show(x) for x in conditions(c)] == ["c > 0"]
+    claim = sp.Le(-scale * E(q[1] ** 2), 0)
+    bare = Derivation(claim=claim, steps=[Step(0, "algebra", rel="<=")])
+    assert user_parameters(bare, [get_model("independent-normal")]) == [scale]
+    assert user_parameters(bare, [get_model("gaussian-logits")]) == []
+
+
 def test_the_conditions_a_parameter_is_declared_with_are_shown_with_the_claim(tmp_path, capsys):
     """E[q_1 k_1] <= 0 holds because a < 0 was declared on a loading of the model: every output
     states the conditions with the claim, as it states i != j (review round 85: only the
@@ -3437,6 +3470,9 @@ def test_the_conditions_a_parameter_is_declared_with_are_shown_with_the_claim(tm
     assert code == 0 and set(statuses(data).values()) <= {"verified", "verified_assuming"}
     assert conditions == {"anti.anti": ["a < 0"], "anti.count": ["c ∈ ℤ", "c > 0"]}
     assert "E[q_1·k_1] ≤ 0; for a < 0" in output and "for c ∈ ℤ, c > 0" in output
+    junit = tmp_path / "junit.xml"
+    main(["verify", str(tmp_path / "anti.py"), "--no-monte-carlo", "--junit", str(junit)])
+    assert 'value="E[q_1·k_1] ≤ 0; for a &lt; 0"' in junit.read_text(encoding="utf-8")
     anti, count = load_paths([str(tmp_path / "anti.py")])
     assert r"\le 0 \] for $a < 0$." in document(anti)
     assert r"for $c \in \mathbb{Z}$ for $c > 0$." in document(count)
