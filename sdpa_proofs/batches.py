@@ -39,7 +39,19 @@ def batch_statistic(atom: Expr, values: list[np.ndarray], batch: slice) -> float
 
 
 
-ROUNDING = 1e-9  # of the size of a sample's terms: how far double precision may have moved it
+UNIT_ROUNDOFF = 2.0**-53
+
+
+def sample_rounding(dim: int, size: float) -> float:
+    """How far double precision may have moved a sample whose terms reach ``size``: a sum over
+    the dim coordinates rounds at most dim times, each by the unit roundoff of the terms,
+    and the products and functions in each term a few times more (a margin of two, and 32
+    roundings beside)."""
+    return (2 * dim + 32) * UNIT_ROUNDOFF * size
+
+
+#: of the size of a formula's terms: how far rounding may move the formula around the moments
+FORMULA_ROUNDING = 32 * UNIT_ROUNDOFF
 
 
 def moved_by_rounding(atom: Expr, values: list[np.ndarray], roundings: list[float]) -> float:

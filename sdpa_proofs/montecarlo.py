@@ -16,9 +16,9 @@ from sympy import Eq, Expr
 
 from .batches import (
     BATCHES,
+    FORMULA_ROUNDING,
     MAX_BEND,
     MIN_EFFECTIVE_SAMPLES,
-    ROUNDING,
     T_95,
     TOLERANCE_SE,
     batch_statistic,
@@ -29,6 +29,7 @@ from .batches import (
     moved_by_rounding,
     not_judged,
     pooled,
+    sample_rounding,
     standard_error,
 )
 from .calculus import calculus_normal_form
@@ -314,7 +315,8 @@ class _Plan:
         if self.done:
             return
         n, arguments, values = self.runs.pop(dim)
-        roundings = [[ROUNDING * self.terms[dim][x] for x in argument] for argument in arguments]
+        roundings = [[sample_rounding(dim, self.terms[dim][x]) for x in argument]
+                     for argument in arguments]
         self.results.append(replace(self._judged(dim, n, values, roundings),
                                     dimension=str(self.model.dimension)))
 
@@ -345,14 +347,14 @@ class _Plan:
             return verdict  # strictly apart is more than rounding can show (see compare)
         moved = [moved_by_rounding(a, v, r) for a, v, r in zip(self.atoms, values, roundings)]
         reach = self._rounding_reach(lhs - rhs, statistics, moved, dim) \
-            + ROUNDING * float(np.mean(lhs_terms + rhs_terms))
+            + FORMULA_ROUNDING * float(np.mean(lhs_terms + rhs_terms))
         off = abs(float(np.mean(lhs - rhs)))
         if off > TOLERANCE_SE * standard_error(lhs - rhs) + reach:
             return verdict
         return not_judged(dim, n, f"the sides differ by {off:.3g}, within what rounding may "
-                                  f"move them ({reach:.3g}, each sample within {ROUNDING:g} of "
-                                  "the size of its terms): double precision cannot tell them "
-                                  "apart")
+                                  f"move them ({reach:.3g}: each sample's sum over {dim} "
+                                  "coordinates rounded at every term): double precision cannot "
+                                  "tell them apart")
 
     def _rounding_reach(self, differences: np.ndarray, statistics: dict, moved: list,
                         dim: int) -> float:
