@@ -180,15 +180,31 @@ def _straddling(symbol: Symbol, value: Rational, which: int) -> Rational:
     asks for (a parameter of fixed sign keeps its sign, a correlation stays within 1): r <= r^2
     fails only on (0, 1), r^2 <= r only outside [0, 1], r^3 <= r^2 only beyond 1 (review
     rounds 81 and 84: r at 28/25 and -53/18 saw the first, 1/2 and -2 the last)."""
+    beyond, positive = POINT_REGIONS[which]
+    if symbol.is_integer:
+        return _integer_at(symbol, value, which)
     if abs(value) == 1:  # no side of 1
         value *= Rational(3, 2)
-    beyond, positive = POINT_REGIONS[which]
     if (abs(value) > 1) != (beyond and not is_correlation(symbol)):
         value = 1 / value
     if symbol.is_positive or symbol.is_nonnegative or symbol.is_negative \
             or symbol.is_nonpositive:
         return value
     return abs(value) if positive else -abs(value)
+
+
+def _integer_at(symbol: Symbol, value: sp.Integer, which: int) -> sp.Integer:
+    """An integer parameter at point ``which``: its two values nearest 0 at the points within
+    1 (1 and 2, -1 and -2, or 1 and -1 for a free sign), where a claim about an integer is
+    most often false, and at least 3 at the others, signed as POINT_REGIONS asks."""
+    beyond, positive = POINT_REGIONS[which]
+    if symbol.is_nonnegative or symbol.is_nonpositive:
+        positive = bool(symbol.is_nonnegative)
+        nearest = sp.Integer(1 if which == 0 else 2)
+    else:
+        nearest = sp.Integer(1)
+    size = max(sp.Integer(3), abs(value)) if beyond else nearest
+    return size if positive else -size
 
 
 #: (beyond 1, positive) at each chosen point: each parameter of free sign visits every region
@@ -270,7 +286,7 @@ class LatentLinearModel(Model):
                                         *(c for loads in self.loadings.values()
                                           for c in loads.values())]
                              for x in sp.sympify(e).free_symbols
-                             if x != self.dimension and not x.is_integer}, key=str)
+                             if x != self.dimension}, key=str)
         if not parameters:
             return [{}]  # nothing to vary: the model's one law
         rng, points = random.Random(20261130), []

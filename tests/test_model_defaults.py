@@ -214,3 +214,22 @@ def test_a_bound_false_in_one_region_is_refuted_at_the_chosen_points(claimed, bo
                               loadings={q: {"u": r}, k: {"w": 1}})
     verdict = numeric_check(claimed, bound, model, NumericSettings(), relation="<=")
     assert verdict.status == "fail", verdict
+
+
+def test_an_integer_loading_gets_points_nearest_0_and_beyond():
+    """A loading h declared a positive integer was left out of the chosen points, and the model
+    was refused with 'the coordinates of q load h, not a real number' (review round 88); Var(q_1)
+    = h^2 now verifies, and E[q_1^2] >= 2 E[k_1^2], h^2 >= 2, false at h = 1, is refuted."""
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    h = sp.Symbol("h", integer=True, positive=True)
+    model = LatentLinearModel(latents=(Latent("u", NORMAL),), loadings={q: {"u": h}, k: {"u": 1}})
+    assert sorted(p[h] for p in model.parameter_points)[:2] == [1, 2]
+    assert all(p[h].is_Integer and p[h] > 0 for p in model.parameter_points)
+    derivation = Derivation(claim=sp.Eq(E(q[1] ** 2), h**2), steps=[Step(h**2, "model_moment")],
+                            models=[model], name="integral")
+    report = verify_derivation(derivation, VerifySettings(monte_carlo_dimensions=(64,)))
+    assert report.status == "verified" and report.conditions == ["h ∈ ℤ", "h > 0"], report
+    verdict = numeric_check(E(q[1] ** 2), 2 * E(k[1] ** 2), model, NumericSettings(),
+                            relation=">=")
+    assert verdict.status == "fail", verdict
