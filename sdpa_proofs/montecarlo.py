@@ -537,6 +537,14 @@ class _LimitPlan(_Plan):
                                 "claimed limit") for r in results]
 
 
+def about_generic_indices(indices) -> MonteCarloResult:
+    """n/a for a statement about generic indices i, j (for i != j): no sample has a generic
+    index, and a coordinate picked for it would make the statement about that one."""
+    return MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
+                            "not sampled: a statement about generic indices "
+                            f"({', '.join(sorted(map(str, indices)))})")
+
+
 def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
                     seed: int = 2026) -> list[MonteCarloResult]:
     """A claim about the coordinates themselves must hold at every point the model can
@@ -547,9 +555,7 @@ def check_pointwise(claim: Eq, model: Model, dims=DIMENSIONS,
     free = sorted((x for x in index_symbols(claim.lhs) | index_symbols(claim.rhs)
                    if not x.is_Integer), key=str)  # q_1 is a coordinate, not a generic one
     if free:
-        return [MonteCarloResult(0, 0, *[float("nan")] * 4, NOT_APPLICABLE,
-                                 f"not sampled: a statement about generic indices "
-                                 f"({', '.join(map(str, free))})")]
+        return [about_generic_indices(free)]
     point = model.parameter_points[0]
     # derivatives taken by SymPy for symbolic n (d/dz_i of a softmax), then sampled at each n
     sides = [calculus_normal_form(side, model.dimension, (claim.lhs, claim.rhs))

@@ -26,7 +26,7 @@ from .exactcheck import exact_check
 from .expressions import unfold
 from .latex import to_latex
 from .models import MODELS, Model, get_model, resolve_models
-from .montecarlo import DIMENSIONS, check_claims
+from .montecarlo import DIMENSIONS, about_generic_indices, check_claims
 from .numeric import NumericSettings, numeric_check
 from .registry import resolve
 from .relations import CLAIMS, SYMBOLS, implies
@@ -143,7 +143,11 @@ def check_sealed(sealed: dict, settings: VerifySettings,
             cause = error.__cause__
             report.internal = "".join(traceback.format_exception(cause)) if cause else str(error)
             return report
-    if settings.monte_carlo and not derivation.distinct and not settings.sample_later:
+    if settings.monte_carlo and derivation.distinct:  # said, not left as "not run"
+        unsampled = about_generic_indices({x for pair in derivation.distinct for x in pair})
+        for model_report in report.models:
+            model_report.monte_carlo = [unsampled]
+    elif settings.monte_carlo and not settings.sample_later:
         for model, model_report in zip(models, report.models):
             if progress:
                 progress(f"Monte Carlo for {show(claim.lhs)} under {model.name}")

@@ -148,18 +148,17 @@ def user_parameters(derivation: Derivation, models: list[Model]) -> list[Symbol]
     model, the library's s where no model gives it a value): not a parameter of a built-in
     model (whose meaning its description states), not an index, not a dimension, not an
     abbreviation's name.  Their declared assumptions are conditions on the claim."""
-    found: set = set()
+    found, indices = set(), {x for pair in derivation.distinct for x in pair}
     for _, expr in _places(derivation) + _model_places(models, points=False):
         if isinstance(expr, IndexedBase):
             continue
         expr = unfold(expr, derivation.where)
-        indices = index_symbols(expr) | {x for b in expr.atoms(*BINDERS)
-                                         for x in bound_indices(b)}
-        labels = {x.base.label for x in expr.atoms(Indexed)}
-        found |= expr.atoms(Symbol) - indices - labels
+        indices |= index_symbols(expr) | {x for b in expr.atoms(*BINDERS)
+                                          for x in bound_indices(b)}
+        found |= expr.atoms(Symbol) - {x.base.label for x in expr.atoms(Indexed)}
     described = {x for m in models if _models.MODELS.get(m.name) is m
                  for point in m.parameter_points for x in point}
-    fixed = described | {m.dimension for m in models} | set(derivation.where)
+    fixed = described | indices | {m.dimension for m in models} | set(derivation.where)
     return sorted((x for x in found - fixed if type(x) is Symbol), key=str)
 
 

@@ -385,3 +385,16 @@ def test_an_integer_parameter_is_tried_at_its_smallest_values():
         verdict = numeric_check(before, after, normal, NumericSettings(), relation=">=")
         assert verdict.status == status, verdict
         assert exact_check(before, after, normal, relation=">=").status == status
+
+
+def test_a_bound_the_numeric_check_finds_true_at_its_points_is_no_proof():
+    """1 - sum p_i^2 <= 3/4 holds for n <= 4 and fails from n = 5: the numeric check passes it
+    at n = 1, 2, 3 and must not call that conclusive (review round 88)."""
+    from sdpa_proofs import get_model, n, p, softmax_abbreviations
+    from sdpa_proofs.expressions import unfold
+    from sdpa_proofs.numeric import NumericSettings, numeric_check
+
+    logits = get_model("gaussian-logits")
+    side = unfold(1 - Sum(p[i] ** 2, (i, 1, n)), softmax_abbreviations)
+    verdict = numeric_check(side, Rational(3, 4), logits, NumericSettings(), relation="<=")
+    assert verdict.status == "pass" and not verdict.conclusive

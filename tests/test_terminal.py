@@ -61,3 +61,21 @@ def test_a_derivation_monte_carlo_cannot_sample_says_why(tmp_path):
            Console(width=200, file=out, force_terminal=False))
     assert "free under independent-normal: Monte Carlo n/a: not sampled: free index in q_i" \
         in out.getvalue(), out.getvalue()
+
+
+def test_a_statement_for_i_not_j_says_why_monte_carlo_is_not_run(tmp_path):
+    """With distinct=[(i, j)] the Monte Carlo column read "not run" with no reason, and the
+    indices were not listed as parameters (review round 88)."""
+    source = ("from sympy import Eq\nfrom sdpa_proofs import Derivation, E, Step, i, j, k, q\n"
+              "off = Derivation(claim=Eq(E(q[i] * k[i] * q[j] * k[j]), 0), distinct=[(i, j)],\n"
+              "    models=['independent-normal'],\n"
+              "    steps=[Step(E(q[i]) * E(k[i]) * E(q[j]) * E(k[j]), 'independence'),\n"
+              "           Step(0, 'zero_mean')])\n")
+    (tmp_path / "off.py").write_text(source)
+    out = io.StringIO()
+    run = verify_paths([str(tmp_path / "off.py")], VerifySettings(), lambda *_: None)
+    render(run, Console(width=200, file=out, force_terminal=False))
+    assert "off under independent-normal: Monte Carlo n/a: not sampled: a statement about " \
+           "generic indices (i, j)" in out.getvalue(), out.getvalue()
+    (report,) = run.derivations
+    assert report.statement.endswith("; for i ≠ j") and report.conditions == []
