@@ -1,7 +1,7 @@
 """Var(S / d) = sigma_q^2 sigma_k^2 / d: dividing by d instead over-shrinks the logits, whose
 variance then vanishes as d grows (the seed's "相比直接除以 d_k（会导致过度缩放）")."""
 
-from sympy import Eq
+from sympy import Eq, Mul
 
 from sdpa_proofs import Derivation, S, Step, Var, cite, d, dot_product, sigma_k, sigma_q
 
@@ -13,7 +13,7 @@ derivation = Derivation(
     where={S: dot_product},
     steps=[
         Step(Var(S) / d**2, "variance_scaling", "$Var(cX) = c^2 Var(X)$ with $c = 1/d$"),
-        Step(d * sigma_q**2 * sigma_k**2 / d**2,
+        Step(Mul(d * sigma_q**2 * sigma_k**2, 1 / d**2, evaluate=False),  # as written
              cite(variance),
              "$Var(S) = d\\sigma_q^2\\sigma_k^2$, proved in variance"),
         Step(sigma_q**2 * sigma_k**2 / d, "algebra",

@@ -249,7 +249,8 @@ def _list(paths: list[str], models: bool, console: Console, errors: Console) -> 
     derivations, status = _load(paths, errors)
     for item in derivations:
         console.print(Text(item.name, style="bold") +
-                      Text(f"  {item.title}  ({len(item.steps)} steps, {item.file})"))
+                      Text(f"  {item.title}  ({len(item.steps)} step"
+                           f"{'' if len(item.steps) == 1 else 's'}, {item.file})"))
     return status
 
 

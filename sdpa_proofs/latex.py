@@ -238,18 +238,20 @@ def _verification(report: DerivationReport | None, lang: str = "en") -> str:
     if report is None or not report.models:
         return ""
     say = partial(translate, lang=lang)
-    rows = []
+    rows, sampled = [], False
     for m in report.models:
         digits = [s.numeric_check.digits for s in m.steps if s.numeric_check.digits is not None]
+        estimates = [r for r in m.monte_carlo if r.status != "n/a"]
+        sampled = sampled or bool(estimates)
         mc = ", ".join(f"${escape(r.dimension)}={r.d}$: {r.estimate:.4g} "
-                       f"[{r.ci_low:.4g}, {r.ci_high:.4g}]"
-                       for r in m.monte_carlo if r.status != "n/a") or "--"
+                       f"[{r.ci_low:.4g}, {r.ci_high:.4g}]" for r in estimates) or "--"
         rows.append(rf"{text(m.model)} & {say(m.status)} & "
                     rf"{min(digits) if digits else 0:.0f} & {mc} \\")
     return (f"\n\\paragraph{{{say('Machine check.')}}} " + say(
         "Every step was checked by its rule and by exact moments for symbolic $d$, and "
-        "integrated numerically at $d = 1, 2, 3$; the final claim was estimated by Monte Carlo "
-        "(95\\% intervals).") + "\n\n"
+        "integrated numerically at $d = 1, 2, 3$.")
+        + (" " + say("The final claim was estimated by Monte Carlo (95\\% intervals).")
+           if sampled else "") + "\n\n"
         "\\begin{center}\\footnotesize\\begin{tabular}{llrp{0.5\\linewidth}}\n"
         f"{say('model')} & {say('status')} & {say('digits')} & {say('Monte Carlo')} "
         "\\\\ \\hline\n" + "\n".join(rows) + "\n\\end{tabular}\\end{center}\n")

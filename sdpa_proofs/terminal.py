@@ -124,7 +124,8 @@ def failure_details(d: DerivationReport) -> list[Text]:
     lines = [Text(f"{d.name} assumes: {a}", style="yellow") for a in d.assumptions]
     if d.status == ASSUMING:
         lines.append(Text(f"{d.name}: verified only assuming the above: no check proves step(s) "
-                          f"{', '.join(map(str, d.assumed_steps))} for every d without them",
+                          f"{', '.join(map(str, d.assumed_steps))} for every dimension "
+                          "without them",
                           style="yellow"))
     if d.expected_refuted_at is not None and d.status != REFUTED:
         found = sorted({m.first_failing_step for m in d.models}, key=lambda n: n or 0)

@@ -35,9 +35,10 @@ ZH = {
     "Beyond the toolkit's trusted base, on:": "除工具的可信基础外，还依赖于：",
     "Machine check.": "机器检查。",
     "Every step was checked by its rule and by exact moments for symbolic $d$, and integrated "
-    "numerically at $d = 1, 2, 3$; the final claim was estimated by Monte Carlo (95\\% "
-    "intervals).":
-        "每一步都由其规则检查，并以符号 $d$ 的精确矩检查，且在 $d = 1, 2, 3$ 处做了高精度数值积分；"
+    "numerically at $d = 1, 2, 3$.":
+        "每一步都由其规则检查，并以符号 $d$ 的精确矩检查，"
+        "且在 $d = 1, 2, 3$ 处做了高精度数值积分。",
+    "The final claim was estimated by Monte Carlo (95\\% intervals).":
         "最终结论由蒙特卡罗估计（95\\% 置信区间）。",
     "step": "步", "rule": "规则", "symbolic": "符号检查", "digits": "有效数字",
     "model": "模型", "status": "状态", "Monte Carlo": "蒙特卡罗",
