@@ -19,6 +19,7 @@ from sympy import Add, Dummy, Expr, Mul, Pow, Symbol
 
 from .errors import UnsupportedExpression
 from .expressions import SUMS, SumOverDistinct, bound_indices, index_symbols, summand
+from .text import show
 
 
 @dataclass(frozen=True)
@@ -64,15 +65,15 @@ def expand_terms(expr: Expr, dimension: Expr, is_factor: Callable[[Expr], bool])
     if isinstance(expr, Pow) and expr.exp.is_Integer and expr.exp > 0 \
             and _needs_expansion(expr.base):
         if expr.exp > MAX_EXPANDED_POWER:  # (1 + 1/d)^(10^19): a list that long is no answer
-            raise UnsupportedExpression(f"{expr}: a power above {MAX_EXPANDED_POWER} is not "
+            raise UnsupportedExpression(f"{show(expr)}: a power above {MAX_EXPANDED_POWER} is not "
                                         "expanded")
         return expand_terms(Mul(*([expr.base] * int(expr.exp)), evaluate=False), dimension,
                             is_factor)
     if isinstance(expr, SUMS):
         return _sum_terms(expr, dimension, is_factor)
     if any(not x.is_Integer for x in index_symbols(expr)):  # q_1 names one coordinate
-        raise UnsupportedExpression(f"cannot evaluate {expr}: it depends on an index in a way "
-                                    "that is not a sum or a random coordinate")
+        raise UnsupportedExpression(f"cannot evaluate {show(expr)}: it depends on an index in a "
+                                    "way that is not a sum or a random coordinate")
     return [Term(expr)]
 
 
@@ -96,8 +97,8 @@ def _sum_terms(expr: Expr, dimension: Expr, is_factor) -> list[Term]:
     inner = expand_terms(summand(expr), dimension, is_factor)
     for t in inner:
         if t.coeff.has(*bound_indices(expr)):
-            raise UnsupportedExpression(f"{t.coeff} depends on the summation index of {expr}; "
-                                        "only coordinates may depend on it")
+            raise UnsupportedExpression(f"{show(t.coeff)} depends on the summation index of "
+                                        f"{show(expr)}; only coordinates may depend on it")
     return [_fresh(Term(t.coeff, bound_indices(expr) + t.bound, t.distinct | distinct, t.factors))
             for t in inner]
 

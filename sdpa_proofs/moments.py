@@ -32,6 +32,7 @@ from .indexing import (
 )
 from .models import Model, isserlis_moment
 from .realnumbers import put_in
+from .text import show
 
 
 def moments_as_expectations(expr: Expr) -> Expr:
@@ -109,13 +110,13 @@ class ExactEvaluator:
         if isinstance(coeff, sp.Mul):
             return sp.Mul(*(self._coefficient(a, fixed) for a in coeff.args))
         if any(isinstance(a, sp.Tuple) for a in coeff.args):  # a max over l, a limit: binds
-            raise UnsupportedExpression(f"{coeff}: the exact engine does not evaluate E[...] "
+            raise UnsupportedExpression(f"{show(coeff)}: the exact engine does not evaluate E[...] "
                                         "under a construct that binds an index")
         args = [self._value(a, fixed) for a in coeff.args]
         try:
             return coeff.func(*args)
         except (ValueError, TypeError) as error:  # Max(0, 1/E[q_1]) is Max(0, zoo): no value
-            raise UnsupportedExpression(f"{coeff}: in closed form its arguments are "
+            raise UnsupportedExpression(f"{show(coeff)}: in closed form its arguments are "
                                         f"{', '.join(map(str, args))}, of which SymPy finds no "
                                         f"value ({error})") from error
 
@@ -135,8 +136,8 @@ class ExactEvaluator:
                                      lambda e: is_random_coordinate(e) or isinstance(e, E)
                                      or is_exponential(e)):
                 if not term.coeff.is_number and term.coeff.has(sp.Indexed):
-                    raise UnsupportedExpression(f"E[{x}]: {term.coeff} is not a polynomial in "
-                                                "the coordinates")
+                    raise UnsupportedExpression(f"E[{show(x)}]: {show(term.coeff)} is not a "
+                                                "polynomial in the coordinates")
                 total += term.coeff * sum_over_patterns(term, fixed, self.model.dimension,
                                                         self._monomial)
             self._expectations[x] = sp.expand(total)
@@ -186,8 +187,8 @@ def _indices_only_as_subscripts(x: Expr) -> None:
                      lambda e: sp.Dummy())
     used = bare.free_symbols & indices
     if used:
-        raise UnsupportedExpression(f"E[{x}]: the index {', '.join(map(str, used))} is used as "
-                                    "a number, not only as a subscript")
+        raise UnsupportedExpression(f"E[{show(x)}]: the index {', '.join(map(str, used))} is used "
+                                    "as a number, not only as a subscript")
 
 
 def is_exponential(expr: Expr) -> bool:
@@ -207,8 +208,8 @@ def _linear_in_coordinates(exponent: Expr) -> tuple[Expr, dict]:
         coordinates = [f for f in sp.Mul.make_args(term) if is_random_coordinate(f)]
         rest = term / coordinates[0] if len(coordinates) == 1 else term
         if len(coordinates) > 1 or random_coordinates(rest):
-            raise UnsupportedExpression(f"E[e^({exponent})]: the exponent is not linear in the "
-                                        "coordinates")
+            raise UnsupportedExpression(f"E[e^({show(exponent)})]: the exponent is not linear in "
+                                        "the coordinates")
         if coordinates:
             linear[coordinates[0]] = linear.get(coordinates[0], 0) + rest
         else:

@@ -75,18 +75,19 @@ class _Evaluation:
         try:
             concrete = x.xreplace(self._numbers(x))
         except (ValueError, TypeError) as error:  # Max(0, 1/E[q_1]) is Max(0, zoo)
-            raise UnsupportedExpression(f"{expr} has no value with its moments put in: "
+            raise UnsupportedExpression(f"{show(expr)} has no value with its moments put in: "
                                         f"{error}") from error
         return self._number(concrete, expr), self._size_at(x, {})
 
     def _number(self, concrete: Expr, expr: Expr) -> mpmath.mpf:
         result = sp.N(concrete, self.dps)
         if not result.is_number or not result.is_real:
-            raise UnsupportedExpression(f"{expr} does not evaluate to a real number")
+            raise UnsupportedExpression(f"{show(expr)} does not evaluate to a real number")
         try:
             return mpmath.mpf(result)
         except (TypeError, ValueError):  # a number SymPy could not evaluate, as a sum it kept
-            raise UnsupportedExpression(f"{expr} does not evaluate to a number here") from None
+            raise UnsupportedExpression(f"{show(expr)} does not evaluate to a number "
+                                        "here") from None
 
     def moment(self, atom: Expr) -> mpmath.mpf:
         """E, Var, sd and Cov from their definitions, each E by integration."""
@@ -147,7 +148,7 @@ class _Evaluation:
     def _expectation_of(self, x: Expr, variables: list, numbers: dict) -> mpmath.mpf:
         """E[x] for x in the coordinates ``variables`` and the unknowns ``numbers``."""
         if x.has(Derivative, sp.Subs):
-            raise UnsupportedExpression(f"E[{x}]: a derivative inside an expectation is not "
+            raise UnsupportedExpression(f"E[{show(x)}]: a derivative inside an expectation is not "
                                         "integrated here")
         if x.has(*NOT_SMOOTH):
             raise UnsupportedExpression(
@@ -233,7 +234,7 @@ class _Evaluation:
                 value, magnitude = self.model.integrate(
                     f, variables, dict.fromkeys(variables, degree), self.point, self.dps)
             except ValueError as error:  # the model has no rule for this integrand
-                raise UnsupportedExpression(f"E[{x}]: {error}") from error
+                raise UnsupportedExpression(f"E[{show(x)}]: {error}") from error
             # E|f| must settle too, if only roughly (|f| has kinks where f changes sign):
             # symmetric nodes give E[1/q] = 0 on every rule, while E|1/q|, infinite, grows
             # with each
@@ -245,7 +246,7 @@ class _Evaluation:
                 self._tails_die_out(x, variables, wanted * max(magnitude, inside))
                 return value, magnitude
             previous = value, magnitude
-        raise UnsupportedExpression(f"E[{x}]: not a polynomial in the coordinates, and Gauss "
+        raise UnsupportedExpression(f"E[{show(x)}]: not a polynomial in the coordinates, and Gauss "
                                     f"quadrature did not converge within {MAX_GRID} points")
 
     def _sized_at_nodes(self, x: Expr, variables: list) -> mpmath.mpf:
@@ -269,7 +270,7 @@ class _Evaluation:
             try:
                 size = self._size_at(x, at)
             except (ArithmeticError, ValueError, UnsupportedExpression) as error:
-                raise UnsupportedExpression(f"E[{x}]: its terms could not be sized in the "
+                raise UnsupportedExpression(f"E[{show(x)}]: its terms could not be sized in the "
                                             f"tails of the law ({error})") from error
             if size and mpmath.log(size) + log_weight > mpmath.log(limit):
                 where = ", ".join(f"{v} = {mpmath.nstr(value, 5)}" for v, value in at.items())
@@ -333,7 +334,7 @@ def _no_pole(x: Expr) -> None:
     """Symmetric Gauss rules give E[1/q] a value, though it has none: undecided."""
     why = pole(x)
     if why:
-        raise UnsupportedExpression(f"E[{x}]: {why}: the expectation may not exist")
+        raise UnsupportedExpression(f"E[{show(x)}]: {why}: the expectation may not exist")
 
 
 PROBE_REACHES = (1, 3, 6)  # coordinates up to 1.5, 4.5 and 9
@@ -775,7 +776,7 @@ def evaluator(values: dict):
 
 def _node_value(node: Expr, values: dict, value_of) -> mpmath.mpf:
     if isinstance(node, MOMENT_FUNCTIONS):  # E[z_1] under d/dz_1: no function of z_1
-        raise UnsupportedExpression(f"{node}: a moment where the coordinates take values")
+        raise UnsupportedExpression(f"{show(node)}: a moment where the coordinates take values")
     if node.is_Rational:
         return mpmath.mpf(int(node.p)) / int(node.q)
     if node.is_Float:
