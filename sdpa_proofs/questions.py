@@ -249,4 +249,5 @@ def _check_names(asked: Expr, unfolded: Expr, model: Model) -> None:
         raise BadInput(f"{show(asked)}: {', '.join(map(show, unknown))} means nothing under "
                        f"{model.name} (its symbols: "
                        f"{', '.join(map(show, sorted(known, key=str)))}; S and S̃ are "
-                       "understood; other abbreviations go in where=)")
+                       "understood; other abbreviations are passed to moment(..., where=...) "
+                       "in Python)")
