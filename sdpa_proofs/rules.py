@@ -773,8 +773,9 @@ class Lemma(Rule):
 
     @property
     def assumption(self) -> str:
-        return f"lemma {self.label}: {show(self.equation.lhs)} = {show(self.equation.rhs)} " \
-               "(established by the exact engine under each model)"
+        equation = f"{show(self.equation.lhs)} = {show(self.equation.rhs)}"
+        named = "" if self.label == equation else f"{self.label}: "  # an unnamed one once
+        return f"lemma {named}{equation} (established by the exact engine under each model)"
 
     def rewrite(self, node, ctx):
         if type(node) is not type(self.equation.lhs):

@@ -148,17 +148,20 @@ def user_parameters(derivation: Derivation, models: list[Model]) -> list[Symbol]
     model, the library's s where no model gives it a value): not a parameter of a built-in
     model (whose meaning its description states), not an index, not a dimension, not an
     abbreviation's name.  Their declared assumptions are conditions on the claim."""
-    found, indices = set(), {x for pair in derivation.distinct for x in pair}
+    found: set = set()
     for _, expr in _places(derivation) + _model_places(models, points=False):
         if isinstance(expr, IndexedBase):
             continue
         expr = unfold(expr, derivation.where)
-        indices |= index_symbols(expr) | {x for b in expr.atoms(*BINDERS)
-                                          for x in bound_indices(b)}
-        found |= expr.atoms(Symbol) - {x.base.label for x in expr.atoms(Indexed)}
+        # an index where it is one: a lemma that binds t or reads δ(c, t) hides no condition
+        # that t or c puts on the claim elsewhere (review round 90)
+        indices = index_symbols(expr) | {x for b in expr.atoms(*BINDERS)
+                                         for x in bound_indices(b)}
+        found |= expr.atoms(Symbol) - indices - {x.base.label for x in expr.atoms(Indexed)}
     described = {x for m in models if _models.MODELS.get(m.name) is m
                  for point in m.parameter_points for x in point}
-    fixed = described | indices | {m.dimension for m in models} | set(derivation.where)
+    fixed = described | {x for pair in derivation.distinct for x in pair} | \
+        {m.dimension for m in models} | set(derivation.where)
     return sorted((x for x in found - fixed if type(x) is Symbol), key=str)
 
 
@@ -467,7 +470,12 @@ def _hypotheses(derivation: Derivation, at: str) -> None:
     exprs = [derivation.claim.lhs, derivation.claim.rhs] + [s.expr for s in derivation.steps]
     exprs = [unfold(e, derivation.where) for e in exprs]
     free = set().union(*(index_symbols(e) for e in exprs))
-    for index in free:
+    lemmas = [unfold(side, derivation.where) for step in derivation.steps
+              for rule in justifications(step.by) if isinstance(rule, Lemma)
+              for side in (rule.equation.lhs, rule.equation.rhs)]
+    # a lemma's free indices too: δ(c, t) there made a real c an index, and an index's
+    # declaration is no condition of the claim (review round 90)
+    for index in sorted(free.union(*(index_symbols(e) for e in lemmas)), key=str):
         if index.is_Integer or isinstance(index, sp.Dummy):
             continue
         if not isinstance(index, Symbol):  # q_1 inside a Kronecker delta

@@ -3476,3 +3476,34 @@ def test_the_conditions_a_parameter_is_declared_with_are_shown_with_the_claim(tm
     anti, count = load_paths([str(tmp_path / "anti.py")])
     assert r"\le 0 \] for $a < 0$." in document(anti)
     assert r"for $c \in \mathbb{Z}$ for $c > 0$." in document(count)
+
+
+# ---- found by attacking the checker, round 90 ----------------------------------------------
+
+def test_a_lemma_that_reads_a_parameter_as_an_index_hides_no_condition(tmp_path, capsys):
+    """An idle lemma with δ(c, t) made c < 0 an "index", dropped from every output's
+    conditions (E[q_1] <= 0 shown verified 'for a > 0', false at c = 1); one binding t and w in
+    sums dropped t, w > 0 (review round 90).  A lemma's free indices are held to what an index
+    is, and a symbol is an index only where it is one."""
+    write(tmp_path, "hidden.py", HEADER + """
+a, c, t = Symbol("a", positive=True), Symbol("c", negative=True), Symbol("t", real=True)
+mine = LatentLinearModel(latents=(Latent("u", NORMAL),), loadings={q: {"u": a}}, means={q: c},
+                         name="mine")
+hidden = Derivation(claim=Le(E(q[1]), 0), models=[mine],
+                    steps=[Step(c, ["model_moment", lemma(Eq(KroneckerDelta(c, t) * E(q[1]),
+                                                                 0))]),
+                           Step(0, "algebra", rel="<=")])
+""")
+    code, output, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "the free index c names a coordinate" in output, output
+    (tmp_path / "hidden.py").unlink()
+    write(tmp_path, "bound.py", HEADER + """
+t, w = Symbol("t", integer=True, positive=True), Symbol("w", integer=True, positive=True)
+bound = Derivation(claim=Eq(E(q[1] * k[1]) + log(t * w), log(t) + log(w)),
+                   steps=[Step(E(q[1]) * E(k[1]) + log(t * w),
+                               ["independence", lemma(Eq(Sum(E(q[t] * k[t]), (t, 1, d)), 0))]),
+                          Step(log(t * w), "zero_mean"), Step(log(t) + log(w), "algebra")])
+""")
+    code, output, data = verify(tmp_path, capsys=capsys)
+    (entry,) = data["derivations"]
+    assert entry["conditions"] == ["t ∈ ℤ", "t > 0", "w ∈ ℤ", "w > 0"], entry
