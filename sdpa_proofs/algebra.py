@@ -809,6 +809,21 @@ def _moved(expr: Expr, n: int, at: list, error, value, value_of, apply) -> mpmat
     return max(moves)
 
 
+def small_integers(symbol: Symbol, count: int, nonzero: bool = False) -> tuple:
+    """The ``count`` integers nearest 0 (0, 1, -1, 2, -2, ... in that order) that the symbol's
+    declarations allow, sign and parity: where a claim about an integer is most often false."""
+    found: list = []
+    for size in range(1 if nonzero else 0, 10**6):
+        for value in map(sp.Integer, (size, -size) if size else (0,)):
+            if all(getattr(symbol, fact) in (None, getattr(value, fact)) for fact in
+                   ("is_positive", "is_negative", "is_nonnegative", "is_nonpositive",
+                    "is_zero", "is_even", "is_odd")):
+                found.append(value)
+        if len(found) >= count:
+            return tuple(found[:count])
+    raise ValueError(f"no integer fits {symbol}'s declarations")
+
+
 def random_value(symbol: Symbol, rng: random.Random):
     """A seeded value the symbol's assumptions allow: integers as such (of either sign unless
     declared otherwise), other reals as fractions."""

@@ -21,6 +21,16 @@ T_95 = 2.093  # Student t quantile, 19 degrees of freedom
 TOLERANCE_SE = 4.0  # a claim fails when the estimate is more than this many standard errors off
 
 
+def _told_apart(a: float, b: float) -> tuple[str, str]:
+    """a and b to six digits, or to as many as it takes to show them different (34.2857 and
+    34.2857 said nothing of how they differ)."""
+    for digits in (6, 10, 17):
+        shown = f"{a:.{digits}g}", f"{b:.{digits}g}"
+        if shown[0] != shown[1]:
+            return shown
+    return shown
+
+
 def _in_errors(offset: float, error: float) -> str:
     return f"{offset / error:.1f}" if error else "infinitely many"
 
@@ -42,29 +52,41 @@ def batch_statistic(atom: Expr, values: list[np.ndarray], batch: slice) -> float
 UNIT_ROUNDOFF = 2.0**-53
 
 
-def sample_rounding(dim: int, size: float) -> float:
-    """How far double precision may have moved a sample whose terms reach ``size``: a sum over
-    the dim coordinates rounds at most dim times, each by the unit roundoff of the terms,
-    and the products and functions in each term a few times more (a margin of two, and 32
-    roundings beside)."""
-    return (2 * dim + 32) * UNIT_ROUNDOFF * size
+def roundings(expr: Expr) -> int:
+    """At most how many roundings evaluating expr in doubles makes: one per operation (k - 1
+    for k terms or factors), and a sum over N terms N times its summand's and N additions."""
+    if isinstance(expr, sp.Sum):
+        (_, lower, upper), = expr.limits  # the sampler evaluates no nested or open sums
+        return int(upper - lower + 1) * (roundings(expr.function) + 1)
+    if not expr.args or isinstance(expr, sp.Indexed):
+        return 0
+    return max(1, len(expr.args) - 1) + sum(roundings(a) for a in expr.args)
 
 
-#: of the size of a formula's terms: how far rounding may move the formula around the moments
-FORMULA_ROUNDING = 32 * UNIT_ROUNDOFF
+def sample_rounding(expr: Expr, size: float) -> float:
+    """How far double precision may have moved a sample of expr whose terms reach ``size``:
+    each rounding by the unit roundoff of the terms, with a margin of two."""
+    return 2 * (roundings(expr) + 1) * UNIT_ROUNDOFF * size
 
 
-def moved_by_rounding(atom: Expr, values: list[np.ndarray], roundings: list[float]) -> float:
+def moved_by_rounding(atom: Expr, values: list[np.ndarray], roundings_: list[float]) -> float:
     """How far the sample version of the moment may lie from that of the exact samples, each
     sample within its argument's rounding r of its exact value: a mean by r, an sd by r (the sd
-    of the errors), a variance by 2 sd r + r^2, a covariance by sd_x r_y + sd_y r_x + r_x r_y."""
+    of the errors), a variance by 2 sd r + r^2, a covariance by sd_x r_y + sd_y r_x + r_x r_y;
+    and by the rounding of the average itself, log2(n) + 4 unit roundoffs of its terms."""
+    averaging = (np.log2(max(len(values[0]), 2)) + 4) * UNIT_ROUNDOFF
     if isinstance(atom, (E, SD)):
-        return roundings[0]
+        return roundings_[0] + averaging * float(np.mean(np.abs(values[0])))
     spreads = [float(np.std(v)) for v in values]
     if isinstance(atom, Cov):
-        (sx, sy), (rx, ry) = spreads, roundings
-        return sx * ry + sy * rx + rx * ry
-    return 2 * spreads[0] * roundings[0] + roundings[0] ** 2
+        (sx, sy), (rx, ry) = spreads, roundings_
+        return sx * ry + sy * rx + rx * ry + averaging * sx * sy
+    return 2 * spreads[0] * roundings_[0] + roundings_[0] ** 2 + averaging * spreads[0] ** 2
+
+
+def formula_rounding(side: Expr, terms: float) -> float:
+    """How far rounding may move a formula around the moments whose terms reach ``terms``."""
+    return 2 * (roundings(side) + 1) * UNIT_ROUNDOFF * terms
 
 
 def not_judged(dim: int, n: int, why: str) -> MonteCarloResult:
@@ -166,8 +188,9 @@ def compare(dim: int, n: int, lhs: np.ndarray, rhs: np.ndarray,
                                 NOT_APPLICABLE, "not judged: the estimates or their spread "
                                 "lie beyond double precision")
     ok = off <= TOLERANCE_SE * error if error > 0 else off <= 1e-12 * max(1.0, abs(expected))
-    reason = (f"estimate {estimate:.6g} is {_in_errors(abs(off), error)} standard errors "
-              f"from the claimed {expected:.6g}"
+    shown, claimed = _told_apart(estimate, expected)
+    reason = (f"estimate {shown} is {_in_errors(abs(off), error)} standard errors "
+              f"from the claimed {claimed}"
               + ("" if relation == "==" else f" on the wrong side of {relation}"))
     status = "pass" if ok else "fail"
     if relation in ("<", ">") and abs(signed) <= 1e-9 * max(abs(estimate), abs(expected)):

@@ -10,7 +10,7 @@ from functools import lru_cache
 import sympy as sp
 from sympy import Expr, Indexed
 
-from .algebra import random_value
+from .algebra import random_value, small_integers
 from .expressions import BINDERS, MaxOver, bound_indices, index_symbols, random_coordinates
 from .realnumbers import put_in
 
@@ -123,27 +123,11 @@ def arbitrary_values(exprs: list[Expr], draw: int = 0) -> dict:
 
 
 def _drawn(symbol: sp.Symbol, draw: int, rng: random.Random) -> Expr:
-    if symbol.is_integer and draw < len(SMALL_INTEGERS[None]):
-        value = SMALL_INTEGERS[_sign_of(symbol)][draw]
-        if all(getattr(symbol, f"is_{parity}") in (None, getattr(value, f"is_{parity}"))
-               for parity in ("even", "odd")):  # an even c is never given 1
-            return value
+    """The first two draws of an integer are the values nearest 0 it may take, where a claim
+    about an integer c is most often false ((M - 1)^(c - 3) jumps at c = 2); others random."""
+    if symbol.is_integer and draw < 2:
+        return small_integers(symbol, 2)[draw]
     return random_value(symbol, rng)
-
-
-#: the first two draws of an integer, by its declared sign: the values nearest 0, where a claim
-#: about an integer c is most often false ((M - 1)^(c - 3) jumps at c = 2); later draws random
-SMALL_INTEGERS = {"positive": (sp.Integer(1), sp.Integer(2)),
-                  "nonnegative": (sp.Integer(0), sp.Integer(1)),
-                  "negative": (sp.Integer(-1), sp.Integer(-2)),
-                  "nonpositive": (sp.Integer(0), sp.Integer(-1)),
-                  "nonzero": (sp.Integer(1), sp.Integer(-1)),
-                  None: (sp.Integer(0), sp.Integer(-1))}
-
-
-def _sign_of(symbol: sp.Symbol) -> str | None:
-    return next((sign for sign in ("positive", "negative", "nonnegative", "nonpositive",
-                                   "nonzero") if getattr(symbol, f"is_{sign}")), None)
 
 
 @lru_cache(maxsize=1024)  # a side is given values at every dimension, point and draw

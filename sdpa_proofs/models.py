@@ -18,7 +18,7 @@ import numpy as np
 import sympy as sp
 from sympy import Expr, Indexed, IndexedBase, Rational, Symbol
 
-from .algebra import random_value, without_numbers
+from .algebra import random_value, small_integers, without_numbers
 from .distributions import FAMILIES, NORMAL, UNIFORM, Family, standard_rule
 from .errors import BadInput, UnsupportedExpression
 from .expressions import RandomVector, SymmetricMatrix
@@ -175,14 +175,14 @@ def is_correlation(symbol: Symbol) -> bool:
     return str(symbol) == "rho"
 
 
-def _straddling(symbol: Symbol, value: Rational, which: int) -> Rational:
+def _straddling(symbol: Symbol, value: Rational, which: int, loads: bool) -> Rational:
     """The value moved to the side of 1 and the sign that point ``which`` of POINT_REGIONS
     asks for (a parameter of fixed sign keeps its sign, a correlation stays within 1): r <= r^2
     fails only on (0, 1), r^2 <= r only outside [0, 1], r^3 <= r^2 only beyond 1 (review
     rounds 81 and 84: r at 28/25 and -53/18 saw the first, 1/2 and -2 the last)."""
     beyond, positive = POINT_REGIONS[which]
     if symbol.is_integer:
-        return _integer_at(symbol, value, which)
+        return _integer_at(symbol, value, which, loads)
     if abs(value) == 1:  # no side of 1
         value *= Rational(3, 2)
     if (abs(value) > 1) != (beyond and not is_correlation(symbol)):
@@ -193,17 +193,19 @@ def _straddling(symbol: Symbol, value: Rational, which: int) -> Rational:
     return abs(value) if positive else -abs(value)
 
 
-def _integer_at(symbol: Symbol, value: sp.Integer, which: int) -> sp.Integer:
+def _integer_at(symbol: Symbol, value: sp.Integer, which: int, loads: bool) -> sp.Integer:
     """An integer parameter at point ``which``: its two values nearest 0 at the points within
-    1 (1 and 2, -1 and -2, or 1 and -1 for a free sign), where a claim about an integer is
-    most often false, and at least 3 at the others, signed as POINT_REGIONS asks."""
+    1 (small_integers: 0 and 1 where it may be 0, but never 0 for a loading, which would leave
+    a vector without a law), where a claim about an integer is most often false; at least 3 at
+    the others, signed as POINT_REGIONS asks where the sign is free."""
     beyond, positive = POINT_REGIONS[which]
+    if not beyond:
+        return small_integers(symbol, 2, nonzero=loads)[0 if which == 0 else 1]
     if symbol.is_nonnegative or symbol.is_nonpositive:
         positive = bool(symbol.is_nonnegative)
-        nearest = sp.Integer(1 if which == 0 else 2)
-    else:
-        nearest = sp.Integer(1)
-    size = max(sp.Integer(3), abs(value)) if beyond else nearest
+    size = max(sp.Integer(3), abs(value))
+    if (symbol.is_even and size.is_odd) or (symbol.is_odd and size.is_even):
+        size += 1  # an even parameter is never given 3
     return size if positive else -size
 
 
@@ -289,11 +291,14 @@ class LatentLinearModel(Model):
                              if x != self.dimension}, key=str)
         if not parameters:
             return [{}]  # nothing to vary: the model's one law
+        loading = {x for loads in self.loadings.values() for c in loads.values()
+                   for x in sp.sympify(c).free_symbols}
         rng, points = random.Random(20261130), []
         for attempt in range(200):
             point = {x: random_value(x, rng) for x in parameters}
             if attempt < 100:  # then any values the assumptions allow (|rho| < 1 at all)
-                point = {x: _straddling(x, value, len(points)) for x, value in point.items()}
+                point = {x: _straddling(x, value, len(points), x in loading)
+                         for x, value in point.items()}
             if point not in points and all(point[x] != p[x] for p in points for x in point) \
                     and self._real_at(point):
                 points.append(point)

@@ -16,7 +16,6 @@ from sympy import Eq, Expr
 
 from .batches import (
     BATCHES,
-    FORMULA_ROUNDING,
     MAX_BEND,
     MIN_EFFECTIVE_SAMPLES,
     T_95,
@@ -26,6 +25,7 @@ from .batches import (
     effective_samples,
     estimate_range,
     finite_over,
+    formula_rounding,
     moved_by_rounding,
     not_judged,
     pooled,
@@ -315,7 +315,7 @@ class _Plan:
         if self.done:
             return
         n, arguments, values = self.runs.pop(dim)
-        roundings = [[sample_rounding(dim, self.terms[dim][x]) for x in argument]
+        roundings = [[sample_rounding(x, self.terms[dim][x]) for x in argument]
                      for argument in arguments]
         self.results.append(replace(self._judged(dim, n, values, roundings),
                                     dimension=str(self.model.dimension)))
@@ -346,15 +346,17 @@ class _Plan:
         if verdict.status != "fail" or self.claim.rel_op in ("<", ">"):
             return verdict  # strictly apart is more than rounding can show (see compare)
         moved = [moved_by_rounding(a, v, r) for a, v, r in zip(self.atoms, values, roundings)]
-        reach = self._rounding_reach(lhs - rhs, statistics, moved, dim) \
-            + FORMULA_ROUNDING * float(np.mean(lhs_terms + rhs_terms))
+        sides = [_put_in(side, {self.model.dimension: sp.Integer(dim)}) for side in self.sides]
+        reach = self._rounding_reach(lhs - rhs, statistics, moved, dim) + sum(
+            formula_rounding(side, float(np.mean(terms)))
+            for side, terms in zip(sides, (lhs_terms, rhs_terms)))
         off = abs(float(np.mean(lhs - rhs)))
         if off > TOLERANCE_SE * standard_error(lhs - rhs) + reach:
             return verdict
         return not_judged(dim, n, f"the sides differ by {off:.3g}, within what rounding may "
-                                  f"move them ({reach:.3g}: each sample's sum over {dim} "
-                                  "coordinates rounded at every term): double precision cannot "
-                                  "tell them apart")
+                                  f"move them ({reach:.3g}: each operation of the samples and "
+                                  "the formula rounded by a unit roundoff of its terms, twice "
+                                  "over): double precision cannot tell them apart")
 
     def _rounding_reach(self, differences: np.ndarray, statistics: dict, moved: list,
                         dim: int) -> float:

@@ -233,3 +233,18 @@ def test_an_integer_loading_gets_points_nearest_0_and_beyond():
     verdict = numeric_check(E(q[1] ** 2), 2 * E(k[1] ** 2), model, NumericSettings(),
                             relation=">=")
     assert verdict.status == "fail", verdict
+
+
+def test_an_integer_mean_is_tried_at_0_and_a_loading_never_is():
+    """E[q_1]^2 >= 1 with E[q_1] = h, a nonnegative integer, is false at h = 0 alone, which no
+    chosen point took (review round 89); a loading of 0 would leave q without a law."""
+    from sdpa_proofs.algebra import small_integers
+
+    h = sp.Symbol("h", integer=True, nonnegative=True)
+    mean = LatentLinearModel(latents=(Latent("u", NORMAL),), loadings={q: {"u": 1}, k: {"u": 1}},
+                             means={q: h})
+    loading = LatentLinearModel(latents=(Latent("u", NORMAL),), loadings={q: {"u": h}, k: {"u": 1}})
+    assert 0 in {p[h] for p in mean.parameter_points}
+    assert 0 not in {p[h] for p in loading.parameter_points}
+    assert small_integers(sp.Symbol("c", integer=True), 3) == (0, 1, -1)
+    assert small_integers(sp.Symbol("c", integer=True, even=True, positive=True), 2) == (2, 4)
