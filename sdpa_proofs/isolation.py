@@ -323,7 +323,7 @@ def _unfinished(item: dict, path: Path, reason: str) -> DerivationReport:
 
 # ---- the two things callers want -----------------------------------------------------------
 
-FileProgress = Callable[[str, list], None]
+FileProgress = Callable[..., None]  # (path or label, reports[, the model sampled])
 
 
 def verify_paths(paths: list[str], settings: VerifySettings | None = None,
@@ -460,7 +460,7 @@ def _merge_samples(results: dict[Path, list[DerivationReport]], samples: dict,
                     touched.setdefault(model_report.model, {})[id(report)] = report
     if progress:
         for model, reports in touched.items():
-            progress(f"Monte Carlo under {printable(model)}", list(reports.values()))
+            progress(f"Monte Carlo under {printable(model)}", list(reports.values()), model)
 
 
 def _error_report(error: LoadError) -> DerivationReport:

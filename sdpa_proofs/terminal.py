@@ -46,14 +46,18 @@ def _numeric(d: DerivationReport) -> Text:
 
 
 def _monte_carlo(d: DerivationReport) -> Text:
-    results = [r for m in d.models for r in m.monte_carlo]
+    return _cell(*monte_carlo_summary([r for m in d.models for r in m.monte_carlo]))
+
+
+def monte_carlo_summary(results: list) -> tuple[str, str]:
+    """(status, what the Monte Carlo column says): "3/3 ok", "n/a", "not run"."""
     if not results:
-        return _cell(NOT_APPLICABLE, "not run")
+        return NOT_APPLICABLE, "not run"
     sampled = [r for r in results if r.status != NOT_APPLICABLE]
     if not sampled:
-        return _cell(NOT_APPLICABLE, "n/a")
+        return NOT_APPLICABLE, "n/a"
     failed = [r for r in sampled if r.status != PASS]
-    return _cell(FAIL if failed else PASS, f"{len(sampled) - len(failed)}/{len(sampled)} ok")
+    return FAIL if failed else PASS, f"{len(sampled) - len(failed)}/{len(sampled)} ok"
 
 
 def _status(d: DerivationReport) -> Text:
@@ -235,8 +239,13 @@ def mutation_summary(report, console: Console) -> None:
                   style="bold green" if not report.survivors else "bold red")
 
 
-def file_line(path: str, reports: list[DerivationReport]) -> Text:
-    """One line per finished file, for logs without a terminal: status and seconds."""
+def file_line(path: str, reports: list[DerivationReport], model: str | None = None) -> Text:
+    """One line per finished file, for logs without a terminal: status and seconds; for a
+    model's Monte Carlo, what it found for each derivation (not the derivation's status)."""
+    if model is not None:
+        found = ", ".join(f"{d.name} {monte_carlo_summary(m.monte_carlo)[1]}" for d in reports
+                          for m in d.models if m.model == model)
+        return Text(f"{path}: {found}")
     statuses = ", ".join(f"{d.name} {d.status.replace('_', ' ')}" for d in reports)
     seconds = sum(d.seconds for d in reports)
     return Text(f"{path}: {statuses} ({seconds:.1f} s)")

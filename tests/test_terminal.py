@@ -79,3 +79,17 @@ def test_a_statement_for_i_not_j_says_why_monte_carlo_is_not_run(tmp_path):
            "generic indices (i, j)" in out.getvalue(), out.getvalue()
     (report,) = run.derivations
     assert report.statement.endswith("; for i ≠ j") and report.conditions == []
+
+
+def test_a_models_monte_carlo_line_says_what_monte_carlo_found():
+    """'Monte Carlo under independent-normal: mm1 failed' read as a Monte Carlo verdict when
+    Monte Carlo had found the claim true and another check had failed it (review round 89)."""
+    from sdpa_proofs.report import DerivationReport, ModelReport
+    from sdpa_proofs.terminal import file_line
+    from sdpa_proofs.verdicts import MonteCarloResult
+
+    sampled = ModelReport(model="independent-normal",
+                          monte_carlo=[MonteCarloResult(64, 10, 0.0, -1.0, 1.0, 0.0, "pass")])
+    report = DerivationReport(name="wrong_step", file="wrong.py", models=[sampled])
+    line = file_line("Monte Carlo under independent-normal", [report], "independent-normal")
+    assert line.plain == "Monte Carlo under independent-normal: wrong_step 1/1 ok"
