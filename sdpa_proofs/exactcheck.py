@@ -370,4 +370,8 @@ def _describe_case(case: dict) -> str:
     for index, block in case.items():
         groups.setdefault(block, []).append(str(index))
     equal = [" = ".join(sorted(g)) for g in groups.values() if len(g) > 1]
-    return " when " + ", ".join(equal) if equal else " when the free indices are distinct"
+    if equal:
+        return " when " + ", ".join(equal)
+    free = [index for index in case if not sp.sympify(index).is_Integer]
+    # q_1 and q_2 are two coordinates, not free indices (review round 89)
+    return " when the free indices are distinct" if len(free) > 1 else ""

@@ -387,11 +387,14 @@ class _Plan:
         at_pooled = {stand_in: np.full(BATCHES, pooled(atom, batches))
                      for (stand_in, batches), atom in zip(statistics.items(), self.atoms)}
         try:
-            lhs, rhs = (self._side(side, at_pooled, dim)[0][0] for side in self.sides)
+            (lhs, lhs_terms), (rhs, rhs_terms) = ((values[0], sizes[0]) for values, sizes in
+                                                  (self._side(side, at_pooled, dim)
+                                                   for side in self.sides))
         except UnsupportedForSampling as error:
             return str(error)
         bias, error = float(differences.mean()) - (lhs - rhs), standard_error(differences)
-        rounding = 1e-12 * max(abs(lhs), abs(rhs))  # the values' own, however small
+        # the values' own, however small, and their terms' (Var(S) = 0 of a constant S)
+        rounding = 1e-12 * max(abs(lhs), abs(rhs), lhs_terms, rhs_terms)
         if abs(bias) <= MAX_BEND * error + rounding:
             return ""
         return (f"the claim's formula bends over the spread of the moments' batch estimates "

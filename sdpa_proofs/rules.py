@@ -282,9 +282,10 @@ class ModelMoment(Rule):
         if isinstance(node, Var):
             mean, square = (self.rewrite(E(node.args[0] ** power), ctx) for power in (1, 2))
             return None if mean is None or square is None else sp.expand(square - mean**2)
-        if isinstance(node, Cov):
+        if isinstance(node, Cov):  # a constant among them is its own mean: Cov(q_i, 3) = 0
             x, y = node.args
-            both, first, second = (self.rewrite(E(t), ctx) for t in (x * y, x, y))
+            both, first, second = (t if is_deterministic(t) else self.rewrite(E(t), ctx)
+                                   for t in (x * y, x, y))
             if any(part is None for part in (both, first, second)):
                 return None
             return sp.expand(both - first * second)

@@ -377,6 +377,8 @@ def test_model_moments_of_correlated_pairs():
     assert wrong.status == "fail"
     assert check(E(q[i] * k[j]), 0, "model_moment", model).status == "fail"
     assert check(Cov(q[i], k[j]), 0, "model_moment", model).status == "fail"  # two indices
+    assert check(Cov(q[i], 3), 0, "model_moment", model).passed  # a constant varies with none
+    assert check(Cov(q[i], 3), 1, "model_moment", model).status == "fail"
     assert check(E(q[i] * k[i] + q[i] * k[j]), rho * sigma_q * sigma_k, "model_moment",
                  model).status == "fail"  # one term of two indices: no moment of the model
 
