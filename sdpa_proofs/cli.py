@@ -293,11 +293,11 @@ def _verify(args, paths: list[str], console: Console, errors: Console) -> int:
     from .terminal import file_line, render
 
     with progress_line(errors) as say:
-        def finished(path: str, reports: list, model: str | None = None) -> None:
+        def finished(path: str, reports: list) -> None:
             if errors.is_terminal:
                 say(f"checked {path}")
             else:  # CI logs: one line per file as it finishes
-                errors.print(file_line(path, reports, model), soft_wrap=True)
+                errors.print(file_line(path, reports), soft_wrap=True)
 
         run = verify_paths(paths, settings, finished)
     from .junit import write_junit

@@ -44,7 +44,7 @@ from .budget import time_budget
 from .distributions import GAUSS_RULES
 from .errors import BadInput, BudgetExceeded
 from .loader import LoadError, discover, run_file
-from .report import DerivationReport, RunReport
+from .report import SAMPLED, DerivationReport, RunReport
 from .runner import (
     VerifySettings,
     check_sealed,
@@ -323,7 +323,7 @@ def _unfinished(item: dict, path: Path, reason: str) -> DerivationReport:
 
 # ---- the two things callers want -----------------------------------------------------------
 
-FileProgress = Callable[..., None]  # (path or label, reports[, the model sampled])
+FileProgress = Callable[[str, list], None]
 
 
 def verify_paths(paths: list[str], settings: VerifySettings | None = None,
@@ -460,7 +460,9 @@ def _merge_samples(results: dict[Path, list[DerivationReport]], samples: dict,
                     touched.setdefault(model_report.model, {})[id(report)] = report
     if progress:
         for model, reports in touched.items():
-            progress(f"Monte Carlo under {printable(model)}", list(reports.values()), model)
+            sampled = [replace(r, models=[m for m in r.models if m.model == model])
+                       for r in reports.values()]  # what this model's sampler found
+            progress(SAMPLED.format(model=printable(model)), sampled)
 
 
 def _error_report(error: LoadError) -> DerivationReport:

@@ -231,7 +231,8 @@ def _distinct(derivation: Derivation, lang: str = "en") -> str:
     declared = [to_latex(c) for x in user_parameters(derivation,
                                                      resolve_models(derivation.models))
                 for c in conditions(x)]
-    return "".join(rf" {translate('for', lang)} ${x}$" for x in pairs + declared)
+    items = pairs + declared
+    return f" {translate('for', lang)} " + ", ".join(f"${x}$" for x in items) if items else ""
 
 
 def _verification(report: DerivationReport | None, lang: str = "en") -> str:

@@ -20,6 +20,8 @@ from .verdicts import (
 )
 
 VERIFIED, FAILED, ERROR = "verified", "failed", "error"
+#: the progress line of one model's Monte Carlo, its reports holding that model alone
+SAMPLED = "Monte Carlo under {model}"
 REFUTED = "refuted"  # an expected refutation: the derivation fails exactly where it is meant to
 ASSUMING = "verified_assuming"  # verified, but a step's only proof for every d rests on assumptions
 INTERNAL = "internal_error"  # the toolkit failed: a bug of ours, not the user's input

@@ -14,6 +14,7 @@ from .report import (
     FAILED,
     INTERNAL,
     REFUTED,
+    SAMPLED,
     VERIFIED,
     DerivationReport,
     RunReport,
@@ -239,12 +240,13 @@ def mutation_summary(report, console: Console) -> None:
                   style="bold green" if not report.survivors else "bold red")
 
 
-def file_line(path: str, reports: list[DerivationReport], model: str | None = None) -> Text:
+def file_line(path: str, reports: list[DerivationReport]) -> Text:
     """One line per finished file, for logs without a terminal: status and seconds; for a
-    model's Monte Carlo, what it found for each derivation (not the derivation's status)."""
-    if model is not None:
+    model's Monte Carlo (SAMPLED), what it found for each derivation, not the derivation's
+    status, which another check may have failed."""
+    if path.startswith(SAMPLED.format(model="")):
         found = ", ".join(f"{d.name} {monte_carlo_summary(m.monte_carlo)[1]}" for d in reports
-                          for m in d.models if m.model == model)
+                          for m in d.models)
         return Text(f"{path}: {found}")
     statuses = ", ".join(f"{d.name} {d.status.replace('_', ' ')}" for d in reports)
     seconds = sum(d.seconds for d in reports)

@@ -122,7 +122,7 @@ def test_verify_backs_every_claim_by_one_sampler_not_by_the_checkers(tmp_path, m
     write(tmp_path, "good.py", GOOD)
     heard = []
     run = verify_paths([str(tmp_path)], VerifySettings(monte_carlo_dimensions=(64,)),
-                       lambda name, reports, *model: heard.append(name))
+                       lambda name, reports: heard.append(name))
     (report,) = run.derivations
     assert report.status == "verified", report.error
     (model,) = report.models

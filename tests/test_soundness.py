@@ -3475,7 +3475,7 @@ def test_the_conditions_a_parameter_is_declared_with_are_shown_with_the_claim(tm
     assert 'value="E[q_1·k_1] ≤ 0; for a &lt; 0"' in junit.read_text(encoding="utf-8")
     anti, count = load_paths([str(tmp_path / "anti.py")])
     assert r"\le 0 \] for $a < 0$." in document(anti)
-    assert r"for $c \in \mathbb{Z}$ for $c > 0$." in document(count)
+    assert r"for $c \in \mathbb{Z}$, $c > 0$." in document(count)
 
 
 # ---- found by attacking the checker, round 90 ----------------------------------------------

@@ -91,5 +91,5 @@ def test_a_models_monte_carlo_line_says_what_monte_carlo_found():
     sampled = ModelReport(model="independent-normal",
                           monte_carlo=[MonteCarloResult(64, 10, 0.0, -1.0, 1.0, 0.0, "pass")])
     report = DerivationReport(name="wrong_step", file="wrong.py", models=[sampled])
-    line = file_line("Monte Carlo under independent-normal", [report], "independent-normal")
+    line = file_line("Monte Carlo under independent-normal", [report])
     assert line.plain == "Monte Carlo under independent-normal: wrong_step 1/1 ok"
