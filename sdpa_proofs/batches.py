@@ -63,30 +63,26 @@ def roundings(expr: Expr) -> int:
     return max(1, len(expr.args) - 1) + sum(roundings(a) for a in expr.args)
 
 
-def sample_rounding(expr: Expr, size: float) -> float:
-    """How far double precision may have moved a sample of expr whose terms reach ``size``:
-    each rounding by the unit roundoff of the terms, with a margin of two."""
+def rounding_of(expr: Expr, size: float) -> float:
+    """How far double precision may have moved a value of expr (a sample, or a formula around
+    the moments) whose terms reach ``size``: each rounding by the unit roundoff of the terms,
+    with a margin of two."""
     return 2 * (roundings(expr) + 1) * UNIT_ROUNDOFF * size
 
 
-def moved_by_rounding(atom: Expr, values: list[np.ndarray], roundings_: list[float]) -> float:
+def moved_by_rounding(atom: Expr, values: list[np.ndarray], errors: list[float]) -> float:
     """How far the sample version of the moment may lie from that of the exact samples, each
     sample within its argument's rounding r of its exact value: a mean by r, an sd by r (the sd
     of the errors), a variance by 2 sd r + r^2, a covariance by sd_x r_y + sd_y r_x + r_x r_y;
     and by the rounding of the average itself, log2(n) + 4 unit roundoffs of its terms."""
     averaging = (np.log2(max(len(values[0]), 2)) + 4) * UNIT_ROUNDOFF
     if isinstance(atom, (E, SD)):
-        return roundings_[0] + averaging * float(np.mean(np.abs(values[0])))
+        return errors[0] + averaging * float(np.mean(np.abs(values[0])))
     spreads = [float(np.std(v)) for v in values]
     if isinstance(atom, Cov):
-        (sx, sy), (rx, ry) = spreads, roundings_
+        (sx, sy), (rx, ry) = spreads, errors
         return sx * ry + sy * rx + rx * ry + averaging * sx * sy
-    return 2 * spreads[0] * roundings_[0] + roundings_[0] ** 2 + averaging * spreads[0] ** 2
-
-
-def formula_rounding(side: Expr, terms: float) -> float:
-    """How far rounding may move a formula around the moments whose terms reach ``terms``."""
-    return 2 * (roundings(side) + 1) * UNIT_ROUNDOFF * terms
+    return 2 * spreads[0] * errors[0] + errors[0] ** 2 + averaging * spreads[0] ** 2
 
 
 def not_judged(dim: int, n: int, why: str) -> MonteCarloResult:

@@ -12,7 +12,6 @@ from sympy.printing.latex import LatexPrinter
 from sympy.printing.precedence import PRECEDENCE
 
 from .citations import Cite
-from .declarations import conditions
 from .derivation import Derivation
 from .models import resolve_models
 from .registry import is_builtin, resolve
@@ -22,7 +21,7 @@ from .sealing import UserRule
 from .texsafe import escape, safe_math, text
 from .text import REACHING, in_reading_order
 from .translations import assumptions_in, translate
-from .validation import user_parameters
+from .validation import claim_conditions
 
 
 class ProofPrinter(LatexPrinter):
@@ -228,9 +227,8 @@ def _distinct(derivation: Derivation, lang: str = "en") -> str:
     """The hypotheses i ≠ j and the conditions the parameters were declared with (c > 0)."""
     pairs = [rf"{to_latex(a)} \neq {to_latex(b)}"
              for a, b in (sorted(p, key=str) for p in derivation.distinct)]
-    declared = [to_latex(c) for x in user_parameters(derivation,
-                                                     resolve_models(derivation.models))
-                for c in conditions(x)]
+    declared = [to_latex(c)
+                for c in claim_conditions(derivation, resolve_models(derivation.models))]
     items = pairs + declared
     return f" {translate('for', lang)} " + ", ".join(f"${x}$" for x in items) if items else ""
 
@@ -286,13 +284,13 @@ def derivation_body(derivation: Derivation, report: DerivationReport | None = No
     derivation's section, in the language asked for (the formulas are the same in each)."""
     say = partial(translate, lang=lang)
     resting = [_assumption(x, lang) for x in assumptions]
+    qualified = _definitions(derivation, lang) + _distinct(derivation, lang)
     return "\n".join([
         rf"\paragraph{{{say('Assumptions.')}}} "
         + say("The claim is asserted under each of these models:"),
         r"\begin{itemize}", *model_items(derivation, lang), r"\end{itemize}",
         rf"\paragraph{{{say('Claim.')}}} \[ {claim_latex(derivation)} \]"
-        + _definitions(derivation, lang) + _distinct(derivation, lang)
-        + ("." if derivation.where or _distinct(derivation, lang) else ""),
+        + qualified + ("." if qualified else ""),
         rf"\paragraph{{{say('Proof.')}}}",
         _aligned(derivation, "align*", lang=lang),
         _resting_on(resting, lang),

@@ -180,9 +180,9 @@ def _straddling(symbol: Symbol, value: Rational, which: int, loads: bool) -> Rat
     asks for (a parameter of fixed sign keeps its sign, a correlation stays within 1): r <= r^2
     fails only on (0, 1), r^2 <= r only outside [0, 1], r^3 <= r^2 only beyond 1 (review
     rounds 81 and 84: r at 28/25 and -53/18 saw the first, 1/2 and -2 the last)."""
-    beyond, positive = POINT_REGIONS[which]
     if symbol.is_integer:
         return _integer_at(symbol, value, which, loads)
+    beyond, positive = POINT_REGIONS[which]
     if abs(value) == 1:  # no side of 1
         value *= Rational(3, 2)
     if (abs(value) > 1) != (beyond and not is_correlation(symbol)):

@@ -25,11 +25,10 @@ from .batches import (
     effective_samples,
     estimate_range,
     finite_over,
-    formula_rounding,
     moved_by_rounding,
     not_judged,
     pooled,
-    sample_rounding,
+    rounding_of,
     standard_error,
 )
 from .calculus import calculus_normal_form
@@ -315,7 +314,7 @@ class _Plan:
         if self.done:
             return
         n, arguments, values = self.runs.pop(dim)
-        roundings = [[sample_rounding(x, self.terms[dim][x]) for x in argument]
+        roundings = [[rounding_of(x, self.terms[dim][x]) for x in argument]
                      for argument in arguments]
         self.results.append(replace(self._judged(dim, n, values, roundings),
                                     dimension=str(self.model.dimension)))
@@ -348,7 +347,7 @@ class _Plan:
         moved = [moved_by_rounding(a, v, r) for a, v, r in zip(self.atoms, values, roundings)]
         sides = [_put_in(side, {self.model.dimension: sp.Integer(dim)}) for side in self.sides]
         reach = self._rounding_reach(lhs - rhs, statistics, moved, dim) + sum(
-            formula_rounding(side, float(np.mean(terms)))
+            rounding_of(side, float(np.mean(terms)))
             for side, terms in zip(sides, (lhs_terms, rhs_terms)))
         off = abs(float(np.mean(lhs - rhs)))
         if off > TOLERANCE_SE * standard_error(lhs - rhs) + reach:
@@ -375,7 +374,7 @@ class _Plan:
                 except UnsupportedForSampling:
                     return float("inf")
                 reaches.append(abs(float(np.mean(lhs - rhs)) - base))
-        return 2 * sum(reaches)  # each moment's larger way counted, and its smaller with it
+        return 2 * sum(reaches)  # both ways of every moment, added: a margin over the larger
 
     def _bend(self, differences: np.ndarray, statistics: dict, dim: int) -> str:
         """Why the batches' mean of f(estimates) is no estimate of f(moments), or "": it is
@@ -404,10 +403,9 @@ class _Plan:
     def _side(self, side: Expr, statistics: dict, dim: int) -> tuple[np.ndarray, np.ndarray]:
         """A side at each batch's estimates, and the size of its terms there, in doubles whose
         rounding is weighed: the formula around the moments may cancel (10^17 e^(E[q^2]
-        10^-17) - 10^17).  Near a
-        pole, f(batch estimate) spreads like a Cauchy variable and no spread of the batches
-        is a standard error: the formula must stay finite and real wherever the estimates
-        may fall (1 / (E[q] + 10^-3) = 0 passed)."""
+        10^-17) - 10^17).  Near a pole, f(batch estimate) spreads like a Cauchy variable and
+        no spread of the batches is a standard error: the formula must stay finite and real
+        wherever the estimates may fall (1 / (E[q] + 10^-3) = 0 passed)."""
         side = _put_in(side, {self.model.dimension: sp.Integer(dim)})
         boxes = {stand_in: estimate_range(values, isinstance(atom, (Var, SD)))
                  for stand_in, atom, values in zip(self.stand_ins, self.atoms,

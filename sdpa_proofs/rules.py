@@ -284,15 +284,13 @@ class ModelMoment(Rule):
             return None if mean is None or square is None else sp.expand(square - mean**2)
         if isinstance(node, Cov):  # a constant among them is its own mean: Cov(q_i, 3) = 0
             x, y = node.args
-            both, first, second = (t if is_deterministic(t) else self.rewrite(E(t), ctx)
-                                   for t in (x * y, x, y))
+            both, first, second = (self._mean(t, ctx) for t in (x * y, x, y))
             if any(part is None for part in (both, first, second)):
                 return None
             return sp.expand(both - first * second)
         if isinstance(node, E) and isinstance(expanded := sp.expand(node.args[0]), Add) \
                 and not expanded.has(*SUMS):  # E[q_i^2 (k_i - k~_i)^2], term by term
-            terms = [term if is_deterministic(term) else self.rewrite(E(term), ctx)
-                     for term in expanded.args]
+            terms = [self._mean(term, ctx) for term in expanded.args]
             return None if any(term is None for term in terms) else Add(*terms)
         monomial = _expected_monomial(node)
         if monomial is None or ctx.model.index_generic:
@@ -311,6 +309,10 @@ class ModelMoment(Rule):
         if not (index >= 1 if index.is_Integer else ctx.names_a_coordinate(index)):
             return None
         return constant * ctx.model.joint_moment([{c.base: int(p) for c, p in powers.items()}])
+
+    def _mean(self, x: Expr, ctx) -> Expr | None:
+        """E[x] as this rule gives it: a constant is its own mean."""
+        return x if is_deterministic(x) else self.rewrite(E(x), ctx)
 
 
 class ZeroMean(Rule):

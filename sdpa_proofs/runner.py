@@ -19,7 +19,6 @@ import sympy as sp
 from .algebra import algebraically_equal, unshared_pole, unshared_pole_for_any_values
 from .budget import DEFAULT_BUDGET, within_budget
 from .citations import Cite
-from .declarations import conditions
 from .derivation import Derivation
 from .errors import BadInput
 from .exactcheck import exact_check
@@ -35,7 +34,7 @@ from .rulecheck import rule_check
 from .rules import Lemma
 from .sealing import UserRule, seal, unseal, user_code_steps
 from .text import printable, show
-from .validation import fits_model, user_parameters, validate
+from .validation import claim_conditions, fits_model, validate
 from .verdicts import FAIL, PASS, UNDECIDED, MonteCarloResult, Verdict
 
 Progress = Callable[[str], None]
@@ -203,8 +202,7 @@ def _describe(report: DerivationReport, derivation: Derivation, models: list[Mod
         derivation.claim)
     report.definitions = [f"{show(k)} = {show(v)}" for k, v in derivation.where.items()]
     report.hypotheses = [" ≠ ".join(sorted(map(show, pair))) for pair in derivation.distinct]
-    report.conditions = [show(c) for x in user_parameters(derivation, models)
-                         for c in conditions(x)]
+    report.conditions = [show(c) for c in claim_conditions(derivation, models)]
     report.assumptions = list(dict.fromkeys(
         f"model {x.name} (defined by the user: {x.title})" if isinstance(x, Model)
         else x.assumption

@@ -15,7 +15,7 @@ from sympy import Expr, Indexed, IndexedBase, Symbol
 from . import expressions
 from . import models as _models
 from . import symbols as _symbols
-from .declarations import unreadable_declarations
+from .declarations import conditions, unreadable_declarations
 from .derivation import Derivation, justifications
 from .errors import BadInput
 from .expressions import (
@@ -109,10 +109,15 @@ def _places(derivation: Derivation) -> list[tuple[str, Expr]]:
     # a lemma's equation is established by the exact engine and then rewrites steps: it is
     # held to what a step is
     places += [(f"{step.file}:{step.line}: step {n}: lemma", side)
-               for n, step in enumerate(derivation.steps, 1)
-               for rule in justifications(step.by) if isinstance(rule, Lemma)
-               for side in (rule.equation.lhs, rule.equation.rhs)]
+               for n, step, equation in _lemmas(derivation)
+               for side in (equation.lhs, equation.rhs)]
     return places
+
+
+def _lemmas(derivation: Derivation) -> list[tuple[int, object, Expr]]:
+    """(step number, step, equation) for every lemma the steps name."""
+    return [(n, step, rule.equation) for n, step in enumerate(derivation.steps, 1)
+            for rule in justifications(step.by) if isinstance(rule, Lemma)]
 
 
 def _model_places(models: list[Model], points: bool = True) -> list[tuple[str, Expr]]:
@@ -163,6 +168,11 @@ def user_parameters(derivation: Derivation, models: list[Model]) -> list[Symbol]
     fixed = described | {x for pair in derivation.distinct for x in pair} | \
         {m.dimension for m in models} | set(derivation.where)
     return sorted((x for x in found - fixed if type(x) is Symbol), key=str)
+
+
+def claim_conditions(derivation: Derivation, models: list[Model]) -> list[Expr]:
+    """What the parameters' declarations say of the claim, as every report shows it: c > 0."""
+    return [c for x in user_parameters(derivation, models) for c in conditions(x)]
 
 
 def _declarations_read_as_conditions(derivation: Derivation, models: list[Model]) -> None:
@@ -470,9 +480,8 @@ def _hypotheses(derivation: Derivation, at: str) -> None:
     exprs = [derivation.claim.lhs, derivation.claim.rhs] + [s.expr for s in derivation.steps]
     exprs = [unfold(e, derivation.where) for e in exprs]
     free = set().union(*(index_symbols(e) for e in exprs))
-    lemmas = [unfold(side, derivation.where) for step in derivation.steps
-              for rule in justifications(step.by) if isinstance(rule, Lemma)
-              for side in (rule.equation.lhs, rule.equation.rhs)]
+    lemmas = [unfold(side, derivation.where) for _, _, equation in _lemmas(derivation)
+              for side in (equation.lhs, equation.rhs)]
     # a lemma's free indices too: δ(c, t) there made a real c an index, and an index's
     # declaration is no condition of the claim (review round 90)
     for index in sorted(free.union(*(index_symbols(e) for e in lemmas)), key=str):
