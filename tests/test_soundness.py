@@ -2774,6 +2774,16 @@ def test_a_number_sympy_takes_for_zero_leaves_the_symbolic_checks_undecided(tmp_
         assert "SymPy's assumptions misjudge the number" in out and "is negative" in out
 
 
+# SymPy's judgement of sin(log(cos(10^-50))) depends on what it was asked before (a fresh 1.14
+# says is_zero True, and so did 1.12 in one pytest worker but not in another): the tests that
+# need a misjudged number build one that SymPy misjudges every time, a sine that says it is 0
+TAKEN_FOR_ZERO = """
+class sin_taken_for_zero(sin):
+    def _eval_is_zero(self):
+        return True
+"""
+
+
 def test_simplify_sees_the_numbers_only_through_their_proven_signs():
     from sympy import Integer, Symbol, cos, log, sin, tanh
 
@@ -2785,7 +2795,12 @@ def test_simplify_sees_the_numbers_only_through_their_proven_signs():
     assert simplifies_to_zero(x * t - t * x + log(Integer(2)) - log(Integer(2)))
     plain, back = numbers_as_unknowns(x * t + t ** 2 + x ** 2 * t)  # t and t^2: two numbers
     assert plain.xreplace(back) == x * t + t ** 2 + x ** 2 * t and len(back) == 2
-    assert misjudged_number(x ** (2 + t)) == t and misjudged_number(tanh(x + t)) == t
+    namespace = {"sin": sin}
+    exec(TAKEN_FOR_ZERO, namespace)
+    liar = namespace["sin_taken_for_zero"](log(cos(Integer(10) ** -50)))
+    assert liar.is_zero is True  # the premise: SymPy takes it for 0
+    assert misjudged_number(x ** (2 + liar)) == liar and misjudged_number(tanh(x + liar)) == liar
+    assert misjudged_number(x ** (2 + sin(Integer(1)))) is None
     assert misjudged_number(x * Integer(10) ** 70 * log(1 + Integer(10) ** -70)) is None
 
 
@@ -2829,8 +2844,12 @@ mean = Derivation(title="mean", claim=Eq(E(exp(q[i])), exp(sigma_q**2 / 2)), mod
                   steps=[Step(exp(sigma_q**2 / 2), "gaussian_mgf")])
 ''')
     code, out, data = verify(tmp_path, capsys=capsys)
-    assert code == 1 and statuses(data) == {"mean": "undecided"}
-    assert "misjudge the number sin(log(cos(" in out
+    # undecided where SymPy misjudges t, refuted where it judges t rightly (see TAKEN_FOR_ZERO)
+    assert code == 1 and statuses(data)["mean"] in ("undecided", "failed")
+    if statuses(data)["mean"] == "undecided":
+        assert "misjudge the number sin(log(cos(" in out
+    else:
+        assert "step 1 (gaussian_mgf)" in out
 
 
 # ---- found by attacking the checker, round 48 ----------------------------------------------
