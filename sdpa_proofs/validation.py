@@ -17,6 +17,7 @@ from . import models as _models
 from . import symbols as _symbols
 from .declarations import conditions, unreadable_declarations
 from .derivation import Derivation, justifications
+from .domains import nonzero_divisors
 from .errors import BadInput
 from .expressions import (
     BINDERS,
@@ -171,8 +172,12 @@ def user_parameters(derivation: Derivation, models: list[Model]) -> list[Symbol]
 
 
 def claim_conditions(derivation: Derivation, models: list[Model]) -> list[Expr]:
-    """What the parameters' declarations say of the claim, as every report shows it: c > 0."""
-    return [c for x in user_parameters(derivation, models) for c in conditions(x)]
+    """What the parameters' declarations say of the claim, then where its expressions, its
+    proof's and its models' have a value, as every report shows them: c > 0, c != 2."""
+    declared = [c for x in user_parameters(derivation, models) for c in conditions(x)]
+    places = [place for place in _places(derivation) + _model_places(models, points=False)
+              if not isinstance(place[1], IndexedBase) and ": distinct" not in place[0]]
+    return declared + nonzero_divisors([unfold(expr, derivation.where) for _, expr in places])
 
 
 def _declarations_read_as_conditions(derivation: Derivation, models: list[Model]) -> None:
