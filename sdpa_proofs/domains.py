@@ -14,22 +14,49 @@ import sympy as sp
 from sympy import Expr, Symbol
 
 from .declarations import conditions
-from .expressions import BINDERS, MOMENT_FUNCTIONS, bound_indices, index_symbols
+from .expressions import BINDERS, MOMENT_FUNCTIONS, bound_indices
 from .limits import Lim
 from .realnumbers import certainly_nonzero
 
 
 def nonzero_divisors(exprs: list[Expr]) -> list[Expr]:
     """The conditions a != r (or f != 0) under which every divisor in the expressions is
-    not 0, for the divisors made of parameters alone that their declarations do not keep
-    from 0; sorted, each once."""
+    not 0, for the divisors made of parameters (and, outside a moment, of coordinates: a
+    pointwise claim holds at every point) that their declarations do not keep from 0; sorted,
+    each once."""
+    return nonzero_conditions(divisors(exprs))
+
+
+def nonzero_conditions(divisors: list[Expr]) -> list[Expr]:
+    """The conditions under which none of the divisors is 0 (see nonzero_divisors)."""
     found: set = set()
-    for expr in exprs:
-        indices = index_symbols(expr) | _bound_variables(expr)
-        for divisor in _divisors(expr):
-            if _of_parameters(divisor, indices) and not _kept_from_zero(divisor):
-                found |= _nonzero(divisor)
+    for divisor in divisors:
+        if not _kept_from_zero(divisor):
+            found |= _nonzero(divisor)
     return sorted(found, key=sp.default_sort_key)
+
+
+def divisors(exprs: list[Expr], moments: bool = False) -> list[Expr]:
+    """The divisors in the expressions that conditions can be stated for: made of parameters,
+    and of coordinates where no moment holds the division; with ``moments``, those that hold a
+    moment instead, whose value a model gives (Var(q_1) is a^2 where q_1 = a u)."""
+    found: dict = {}
+    for expr in exprs:
+        bound = _bound_variables(expr)
+        for divisor, in_moment in _divisions(expr):
+            if divisor.has(*BINDERS) or divisor.free_symbols & bound:
+                continue  # a sum's terms, a bound index: the checks' own business
+            if divisor.has(*MOMENT_FUNCTIONS) == moments and not (
+                    in_moment and divisor.has(sp.Indexed)) and _named(divisor):
+                found[divisor] = None
+    return list(found)
+
+
+def _named(divisor: Expr) -> bool:
+    """Whether the divisor depends on names of the user's or the library's (not only on the
+    toolkit's own Dummies, which no report could state a condition about)."""
+    return bool(divisor.free_symbols) and all(
+        type(x) is Symbol or isinstance(x, sp.Indexed) for x in divisor.free_symbols)
 
 
 def _bound_variables(expr: Expr) -> set:
@@ -39,20 +66,16 @@ def _bound_variables(expr: Expr) -> set:
         {limit.variable for limit in expr.atoms(Lim)}
 
 
-def _divisors(expr: Expr) -> set:
-    """The bases of the powers in expr whose exponents may be negative, at any depth: x/(a - 2)
-    divides by a - 2, and a^(c - 3) by a at c = 2."""
-    return {node.base for node in sp.preorder_traversal(expr)
-            if isinstance(node, sp.Pow) and not node.exp.is_nonnegative}
-
-
-def _of_parameters(divisor: Expr, indices: set) -> bool:
-    """Whether the divisor is a function of named parameters only: no coordinate, moment,
-    index or bound variable, whose values the checks treat in their own ways."""
-    return bool(divisor.free_symbols) and not (
-        divisor.has(sp.Indexed, *MOMENT_FUNCTIONS, *BINDERS)
-        or divisor.free_symbols & indices
-        or any(type(x) is not Symbol for x in divisor.free_symbols))
+def _divisions(expr: Expr, in_moment: bool = False):
+    """(divisor, whether a moment holds the division) for the bases of the powers in expr whose
+    exponents may be negative, at any depth: x/(a - 2) divides by a - 2, and a^(c - 3) by a at
+    c = 2.  A division inside E[...] concerns the integral, not a point."""
+    if isinstance(expr, sp.Pow) and not expr.exp.is_nonnegative:
+        yield expr.base, in_moment
+    inside = in_moment or isinstance(expr, MOMENT_FUNCTIONS)
+    for arg in expr.args:
+        if isinstance(arg, Expr):
+            yield from _divisions(arg, inside)
 
 
 def _kept_from_zero(divisor: Expr) -> bool:
@@ -77,7 +100,8 @@ def _nonzero(divisor: Expr) -> frozenset:
     for factor, _ in factors:
         if factor.is_number:
             continue
-        symbols = sorted(factor.free_symbols, key=str)
+        # a coordinate first: a pointwise claim holds where z_1 != a
+        symbols = sorted(factor.free_symbols, key=lambda x: (not isinstance(x, sp.Indexed), str(x)))
         roots = _admitted_roots(factor, symbols[0]) if len(symbols) == 1 else None
         if roots is None:
             found.add(_solved(factor, symbols))

@@ -33,6 +33,7 @@ from .concrete import (
     is_pointwise,
     least_dimension,
 )
+from .domains import divisors, nonzero_conditions
 from .errors import UnsupportedExpression
 from .expressions import (
     SUMS,
@@ -90,6 +91,21 @@ def _moments_in_denominators_evaluated(sides: tuple, model: Model) -> list:
                         closed[atom] = _closed_form(evaluator, atom, model, sides)
     known = {atom: value for atom, value in closed.items() if value is not None}
     return [_put_in_if_defined(side, known) for side in sides]
+
+
+def moment_divisor_conditions(exprs: list[Expr], model: Model) -> list[Expr]:
+    """Where the divisors that hold moments are not 0 under the model: each with its moments
+    in closed form, read as domains reads a divisor of parameters (Var(q_1) is a^2 where
+    q_1 = a u, and a claim dividing by it holds for a != 0; review round 92).  A divisor with
+    a moment that has no closed form is left to the checks, which cannot evaluate it either."""
+    evaluator = ExactEvaluator(model)
+    closed = []
+    for divisor in divisors(exprs, moments=True):
+        values = {atom: _closed_form(evaluator, atom, model, (divisor,))
+                  for atom in _engine_atoms(divisor)}
+        if all(value is not None for value in values.values()):
+            closed.append(_put_in_if_defined(divisor, values))
+    return nonzero_conditions(closed)
 
 
 def _engine_atoms(part: Expr) -> list:

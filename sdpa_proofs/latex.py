@@ -223,12 +223,15 @@ def _definitions(derivation: Derivation, lang: str = "en") -> str:
     return rf" {translate('where', lang)} ${parts}$"
 
 
-def _distinct(derivation: Derivation, lang: str = "en") -> str:
-    """The hypotheses i ≠ j and the conditions the parameters were declared with (c > 0)."""
+def _distinct(derivation: Derivation, report: DerivationReport | None = None,
+              lang: str = "en") -> str:
+    """The hypotheses i ≠ j and the claim's conditions (c > 0, c ≠ 2): the report's, which
+    include where the moments that divide are not 0 under its models, else the claim's own."""
     pairs = [rf"{to_latex(a)} \neq {to_latex(b)}"
              for a, b in (sorted(p, key=str) for p in derivation.distinct)]
-    declared = [to_latex(c)
-                for c in claim_conditions(derivation, resolve_models(derivation.models))]
+    described = report is not None and report.claim  # a report of bad input describes nothing
+    declared = report.conditions_latex if described else [
+        to_latex(c) for c in claim_conditions(derivation, resolve_models(derivation.models))]
     items = pairs + declared
     return f" {translate('for', lang)} " + ", ".join(f"${x}$" for x in items) if items else ""
 
@@ -284,7 +287,7 @@ def derivation_body(derivation: Derivation, report: DerivationReport | None = No
     derivation's section, in the language asked for (the formulas are the same in each)."""
     say = partial(translate, lang=lang)
     resting = [_assumption(x, lang) for x in assumptions]
-    qualified = _definitions(derivation, lang) + _distinct(derivation, lang)
+    qualified = _definitions(derivation, lang) + _distinct(derivation, report, lang)
     return "\n".join([
         rf"\paragraph{{{say('Assumptions.')}}} "
         + say("The claim is asserted under each of these models:"),

@@ -101,7 +101,9 @@ class DerivationReport:
     seconds: float = 0.0  # time spent checking it
     definitions: list[str] = field(default_factory=list)  # the abbreviations, "S = ..."
     hypotheses: list[str] = field(default_factory=list)  # "i ≠ j"
-    conditions: list[str] = field(default_factory=list)  # declared on parameters: "c > 0"
+    # declared on parameters, "c > 0", and where its divisors are not 0, "c ≠ 2"
+    conditions: list[str] = field(default_factory=list)
+    conditions_latex: list[str] = field(default_factory=list)  # the same, as LaTeX
     assumptions: list[str] = field(default_factory=list)  # beyond the trusted base
     internal: str = ""  # the traceback of an internal error
     timed_out: str = ""  # the checking worker was stopped at its deadline

@@ -21,7 +21,7 @@ from .budget import DEFAULT_BUDGET, within_budget
 from .citations import Cite
 from .derivation import Derivation
 from .errors import BadInput
-from .exactcheck import exact_check
+from .exactcheck import exact_check, moment_divisor_conditions
 from .expressions import unfold
 from .latex import to_latex
 from .models import MODELS, Model, get_model, resolve_models
@@ -34,7 +34,7 @@ from .rulecheck import rule_check
 from .rules import Lemma
 from .sealing import UserRule, seal, unseal, user_code_steps
 from .text import printable, show
-from .validation import claim_conditions, fits_model, validate
+from .validation import claim_conditions, claim_expressions, fits_model, validate
 from .verdicts import FAIL, PASS, UNDECIDED, MonteCarloResult, Verdict
 
 Progress = Callable[[str], None]
@@ -202,7 +202,12 @@ def _describe(report: DerivationReport, derivation: Derivation, models: list[Mod
         derivation.claim)
     report.definitions = [f"{show(k)} = {show(v)}" for k, v in derivation.where.items()]
     report.hypotheses = [" ≠ ".join(sorted(map(show, pair))) for pair in derivation.distinct]
-    report.conditions = [show(c) for c in claim_conditions(derivation, models)]
+    conditions = claim_conditions(derivation, models)
+    exprs = claim_expressions(derivation, models)
+    for model in models:  # the divisors of moments, in their values under each model
+        conditions += [c for c in moment_divisor_conditions(exprs, model) if c not in conditions]
+    report.conditions = [show(c) for c in conditions]
+    report.conditions_latex = [to_latex(c) for c in conditions]
     report.assumptions = list(dict.fromkeys(
         f"model {x.name} (defined by the user: {x.title})" if isinstance(x, Model)
         else x.assumption

@@ -100,11 +100,12 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
             raise BadInput(f"{at}: {error}") from None
 
 
-def _places(derivation: Derivation) -> list[tuple[str, Expr]]:
+def _places(derivation: Derivation, distinct: bool = True) -> list[tuple[str, Expr]]:
     at = f"{derivation.file}:{derivation.line}"
     places = [(f"{at}: claim", side) for side in (derivation.claim.lhs, derivation.claim.rhs)]
     places += [(f"{at}: where", x) for item in derivation.where.items() for x in item]
-    places += [(f"{at}: distinct", x) for pair in derivation.distinct for x in pair]
+    if distinct:
+        places += [(f"{at}: distinct", x) for pair in derivation.distinct for x in pair]
     places += [(f"{step.file}:{step.line}: step {n}", step.expr)
                for n, step in enumerate(derivation.steps, 1)]
     # a lemma's equation is established by the exact engine and then rewrites steps: it is
@@ -175,9 +176,15 @@ def claim_conditions(derivation: Derivation, models: list[Model]) -> list[Expr]:
     """What the parameters' declarations say of the claim, then where its expressions, its
     proof's and its models' have a value, as every report shows them: c > 0, c != 2."""
     declared = [c for x in user_parameters(derivation, models) for c in conditions(x)]
-    places = [place for place in _places(derivation) + _model_places(models, points=False)
-              if not isinstance(place[1], IndexedBase) and ": distinct" not in place[0]]
-    return declared + nonzero_divisors([unfold(expr, derivation.where) for _, expr in places])
+    return declared + nonzero_divisors(claim_expressions(derivation, models))
+
+
+def claim_expressions(derivation: Derivation, models: list[Model]) -> list[Expr]:
+    """What the claim and its proof are made of, abbreviations unfolded: its sides, where,
+    steps and lemmas, and the loadings and means of the user's models."""
+    places = _places(derivation, distinct=False) + _model_places(models, points=False)
+    return [unfold(expr, derivation.where) for _, expr in places
+            if not isinstance(expr, IndexedBase)]
 
 
 def _declarations_read_as_conditions(derivation: Derivation, models: list[Model]) -> None:

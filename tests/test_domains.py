@@ -42,8 +42,18 @@ def test_a_divisor_no_root_of_a_single_symbol_describes_stays_as_it_is():
 
 def test_divisors_the_declarations_keep_from_0_or_that_are_not_parameters_put_none():
     assert shown(1 / (sigma_q**2 + 1), 1 / d, 1 / (a + 2), Rational(1, 3) * a) == []
-    # coordinates, moments and bound indices are the checks' own business
-    assert shown(1 / q[i], 1 / (E(q[1] ** 2) - 1), Sum(1 / (i - a), (i, 1, d))) == []
+    # moments (whose values the models give), bound indices, and coordinates whose division
+    # a moment holds (an integral, not a point) are the checks' own business
+    assert shown(1 / (E(q[1] ** 2) - 1), Sum(1 / (i - a), (i, 1, d)), E(1 / (q[1] - a))) == []
+
+
+def test_a_pointwise_claim_is_proved_where_its_coordinates_divide_by_no_0():
+    """(z_1^2 - a^2)/(z_1 - a) = z_1 + a has no value at z_1 = a (review round 92)."""
+    z1, z2 = sp.Indexed(sp.IndexedBase("z", real=True), 1), sp.Indexed(
+        sp.IndexedBase("z", real=True), 2)
+    assert shown((z1**2 - a**2) / (z1 - a)) == ["z_1 ≠ a"]
+    assert shown(1 / (z1 - z2), 1 / q[i]) == ["q_i ≠ 0", "z_1 ≠ z_2"]
+    assert shown(1 / (z1**2 + 1)) == []
 
 
 POLE = """from sympy import *
@@ -111,3 +121,53 @@ def test_the_bundled_catalogue_divides_by_0_only_where_p_star_is_1():
         found |= {derivation.name: [show(x) for x in declared if isinstance(x, sp.Ne)]}
     assert {name: said for name, said in found.items() if said} == {
         "margin_for_fixed_probability": ["pstar ≠ 1"]}
+
+
+MOMENT_DIVISORS = """from sympy import *
+from sdpa_proofs import *
+
+a = Symbol("a", real=True)
+copy = LatentLinearModel(name="scaled-copy", latents=(Latent("u", NORMAL),),
+                         loadings={q: {"u": a}, k: {"u": 1}})
+corr = Derivation(title="corr", claim=Eq(Cov(q[1], k[1])**2 / (Var(q[1]) * Var(k[1])), 1),
+                  models=[copy], steps=[Step(1, "model_moment")])
+x = E(q[1]**2) - 1
+shifted = Derivation(title="shifted", claim=Eq((x**2 + x) / x, E(q[1]**2)),
+                     models=["independent-normal", copy],
+                     steps=[Step(x + 1, "algebra"), Step(E(q[1]**2), "algebra")])
+"""
+
+
+def test_a_moment_that_divides_is_not_0_where_the_claim_holds(tmp_path, capsys):
+    """Var(q_1) is a^2 where q_1 = a u, and E[q_1^2] - 1 is sigma_q^2 - 1 under
+    independent-normal and a^2 - 1 under scaled-copy: the claims were verified for every a
+    (review round 92); they hold where those are not 0."""
+    from sdpa_proofs.isolation import load_paths
+    from sdpa_proofs.latex import document
+    from sdpa_proofs.runner import VerifySettings, verify_derivation
+
+    write(tmp_path, "moments.py", MOMENT_DIVISORS)
+    report = tmp_path / "report.json"
+    code = main(["verify", str(tmp_path), "--no-monte-carlo", "--json", str(report)])
+    entries = {e["name"]: e for e in json.loads(report.read_text())["derivations"]}
+    assert code == 0, capsys.readouterr().out
+    assert {name: e["status"] for name, e in entries.items()} == {
+        "moments.corr": "verified", "moments.shifted": "verified"}
+    assert entries["moments.corr"]["conditions"] == ["a ≠ 0"]
+    assert entries["moments.shifted"]["conditions"] == ["σ_q ≠ 1", "a ≠ -1", "a ≠ 1"]
+    corr = next(x for x in load_paths([str(tmp_path / "moments.py")]) if x.name.endswith("corr"))
+    checked = verify_derivation(corr, VerifySettings(monte_carlo=False))
+    assert r"for $a \neq 0$." in document(corr, checked)
+
+
+def test_a_path_that_reads_like_a_label_hides_no_condition(tmp_path, capsys):
+    """The conditions were gathered by the labels of the places, which begin with the file's
+    path: in a folder named 'x: distinct' the claim's divisor a - 2 was dropped (review round
+    92)."""
+    folder = tmp_path / "x: distinct"
+    folder.mkdir()
+    write(folder, "pole.py", POLE)
+    report = tmp_path / "report.json"
+    main(["verify", str(folder), "--no-monte-carlo", "--json", str(report)])
+    (entry,) = json.loads(report.read_text())["derivations"]
+    assert entry["conditions"] == ["a > 0", "a ≠ 2"], capsys.readouterr().out
