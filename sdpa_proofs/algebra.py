@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from functools import lru_cache
-from itertools import permutations
+from itertools import count, permutations
 from types import MappingProxyType
 
 import mpmath
@@ -183,19 +183,22 @@ def opaque_atoms(expr: Expr) -> set[Expr]:
     return found
 
 
-def algebraically_equal(a: Expr, b: Expr, probes: int = 3,
-                        numbers: dict | None = None) -> bool | None:
+def algebraically_equal(a: Expr, b: Expr, probes: int = 3, numbers: dict | None = None,
+                        distinct: frozenset = frozenset()) -> bool | None:
     """True: equal by algebra alone.  False: a point where they differ exists (atoms taken as
     independent unknowns).  None: neither could be shown.  The numbers take part as unknowns
     of their proven signs (``without_numbers``; ``numbers`` maps unknowns already put in to
     their numbers), and their values only where a difference is probed.  Never True where
     one side has a part with no value at some admissible integer that the other lacks
-    (``unshared_pole``): d! is not 120 binomial(d, 5) (d - 5)! at d = 3."""
-    equal = _equal_where_defined(a, b, probes, numbers)
+    (``unshared_pole``): d! is not 120 binomial(d, 5) (d - 5)! at d = 3.  The indices that
+    Kronecker deltas compare are also probed where they coincide, but for the pairs in
+    ``distinct``, known to differ (``differs_somewhere``)."""
+    equal = _equal_where_defined(a, b, probes, numbers, distinct)
     return None if equal and unshared_pole(a, b) else equal
 
 
-def _equal_where_defined(a: Expr, b: Expr, probes: int, numbers: dict | None) -> bool | None:
+def _equal_where_defined(a: Expr, b: Expr, probes: int, numbers: dict | None,
+                         distinct: frozenset) -> bool | None:
     """``algebraically_equal`` as SymPy's algebra sees it: True may hold only where both
     sides have a value; False is a point where both have one, and differ."""
     (a, b), numbers = without_numbers(a, b, known=numbers)
@@ -207,7 +210,7 @@ def _equal_where_defined(a: Expr, b: Expr, probes: int, numbers: dict | None) ->
     plain = difference.xreplace(stand_ins)
     if simplifies_to_zero(plain):
         return True
-    return False if differs_somewhere(plain, probes, numbers) else None
+    return False if differs_somewhere(plain, probes, numbers, distinct) else None
 
 
 def expand_to_the_same(a: Expr, b: Expr) -> bool:
@@ -615,20 +618,39 @@ def _stand_in(n: int, atom: Expr) -> Symbol:  # a Dummy: it equals no symbol of 
     return sp.Dummy(f"atom{n}", real=True)
 
 
-def differs_somewhere(expr: Expr, probes: int, numbers: dict | None = None) -> bool:
-    """Whether expr is not 0 at one of ``probes`` random points (``sign_at``); the unknowns
+def differs_somewhere(expr: Expr, probes: int, numbers: dict | None = None,
+                      distinct: frozenset = frozenset()) -> bool:
+    """Whether expr is not 0 at one of ``probes`` random points (``sign_at``), or at one where
+    the indices its Kronecker deltas compare coincide as far as ``distinct`` lets them (random
+    indices seldom coincide: sigma^2 delta_ij and 0 differ only where i = j); the unknowns
     that stand for numbers (``without_numbers``) take their values."""
     rng = random.Random(20261129)
     numbers = numbers or {}
     symbols = sorted(expr.free_symbols - set(numbers), key=str)
-    for _ in range(probes):
-        point = {**{s: random_value(s, rng) for s in symbols}, **numbers}
+    points = [{s: random_value(s, rng) for s in symbols} for _ in range(probes)]
+    if points and expr.has(sp.KroneckerDelta):
+        points.append({**points[0], **_coinciding(expr, distinct)})
+    for point in points:
+        point = {**point, **numbers}
         try:
             if sign_at(expr, point):
                 return True
         except (TypeError, ValueError):
             continue  # no real number there
     return False
+
+
+def _coinciding(expr: Expr, distinct: frozenset) -> dict:
+    """Values for the index symbols that Kronecker deltas in expr compare: each the least
+    positive integer that no index known distinct from it has taken, so that all coincide
+    that may."""
+    indices = sorted({x for delta in expr.atoms(sp.KroneckerDelta) for x in delta.args
+                      if x.is_Symbol and x.is_integer and x.is_positive}, key=str)
+    values: dict = {}
+    for index in indices:
+        taken = {values.get(other) for pair in distinct if index in pair for other in pair}
+        values[index] = next(v for v in count(1) if v not in taken)
+    return {index: sp.Integer(v) for index, v in values.items()}
 
 
 def sign_at(expr: Expr, point: dict) -> int | None:

@@ -72,7 +72,8 @@ class ExactEvaluator:
         if self.model.index_generic:
             return self._generic_value(expr)
         total = sp.S.Zero
-        for term in expand_terms(expr, self.model.dimension, lambda e: isinstance(e, E)):
+        for term in expand_terms(expr, self.model.dimension,
+                                 lambda e: isinstance(e, E) or self._is_index_delta(e)):
             coeff = self._coefficient(term.coeff, fixed)
             total += coeff * sum_over_patterns(term, fixed, self.model.dimension,
                                                self._product_of_expectations)
@@ -120,9 +121,21 @@ class ExactEvaluator:
                                         f"{', '.join(map(str, args))}, of which SymPy finds no "
                                         f"value ({error})") from error
 
+    def _is_index_delta(self, expr: Expr) -> bool:
+        """delta_{ij} of two indices, each a symbol other than the dimension or an integer: in
+        a pattern of coinciding indices it is 1 or 0, as a moment of theirs is one value."""
+        return isinstance(expr, sp.KroneckerDelta) and all(
+            x.is_Integer or (x.is_Symbol and x.is_integer and x != self.model.dimension)
+            for x in expr.args)
+
     def _product_of_expectations(self, factors: tuple, assignment: dict) -> Expr:
         result = sp.S.One
         for factor in factors:
+            if isinstance(factor, sp.KroneckerDelta):
+                first, second = (assignment.get(x, Block(("value", x))) for x in factor.args)
+                if first != second:
+                    return sp.S.Zero
+                continue
             result *= self.expectation(_pin_indices(factor.args[0], assignment))
         return result
 

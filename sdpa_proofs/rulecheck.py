@@ -39,7 +39,7 @@ def _rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
         target = rewrite_everywhere(after, rules, strict)
     except UnsupportedExpression as error:  # a rule that cannot decide its own condition
         return Verdict(UNDECIDED, str(error))
-    equal = algebraically_equal(reached, target, numbers=numbers)
+    equal = algebraically_equal(reached, target, numbers=numbers, distinct=distinct)
     if equal:
         return _resting_on(Verdict(PASS), strict)
     loose = Context(model, distinct, strict=False, numbers=numbers)
@@ -47,7 +47,7 @@ def _rule_check(before: Expr, after: Expr, rules: list[Rule], model: Model,
         loosely = [rewrite_everywhere(side, rules, loose) for side in (before, after)]
     except UnsupportedExpression as error:
         return Verdict(UNDECIDED, str(error))
-    if algebraically_equal(*loosely, numbers=numbers) and loose.violations:
+    if algebraically_equal(*loosely, numbers=numbers, distinct=distinct) and loose.violations:
         return Verdict(FAIL, "precondition fails under the model: " + "; ".join(loose.violations))
     names = ", ".join(r.name for r in rules)
     if equal is None:

@@ -12,7 +12,7 @@ import itertools
 from dataclasses import dataclass, field, replace
 
 import sympy as sp
-from sympy import Add, Derivative, Dummy, Eq, Expr, KroneckerDelta, Mul, Pow, Sum
+from sympy import Add, Derivative, Dummy, Eq, Expr, Indexed, KroneckerDelta, Mul, Pow, Sum
 
 from .algebra import canonical, distribute_sums
 from .concrete import substitute_free
@@ -404,17 +404,20 @@ class Isserlis(Rule):
         if model.index_generic:  # its covariances are valid for equal and distinct indices
             return constant * isserlis_moment(factors, model.mean,
                                               lambda a, b: model.covariance(a, b, None))
-        relations = {}
-        for n, a in enumerate(factors):
-            for b in factors[n + 1:]:
-                (ia,), (ib,) = a.indices, b.indices
-                if ia == ib or indices_known_distinct(ia, ib, ctx.distinct):
-                    relations[a, b] = ia == ib
-                elif not ctx.precondition(False, "isserlis: whether {} = {} is not known".format(
-                        *sorted((str(ia), str(ib))))):
-                    return None
         return constant * isserlis_moment(
-            factors, model.mean, lambda a, b: model.covariance(a, b, relations.get((a, b), a == b)))
+            factors, model.mean, lambda a, b: _covariance_by_coincidence(a, b, ctx))
+
+
+def _covariance_by_coincidence(a: Indexed, b: Indexed, ctx: Context) -> Expr:
+    """Cov(a, b) under a model whose covariances depend only on whether two indices coincide:
+    its value where that is known, else delta_{ij} Cov_= + (1 - delta_{ij}) Cov_!= (sigma_q^2
+    delta_{ij} for E[q_i q_j] of independent coordinates), which holds whichever it is."""
+    (ia,), (ib,) = a.indices, b.indices
+    if ia == ib or indices_known_distinct(ia, ib, ctx.distinct):
+        return ctx.model.covariance(a, b, ia == ib)
+    same = KroneckerDelta(ia, ib)
+    return same * ctx.model.covariance(a, b, True) + \
+        (1 - same) * ctx.model.covariance(a, b, False)
 
 
 class LawOfLargeNumbers(Rule):
@@ -706,15 +709,24 @@ class Sift(Rule):
     latex = r"$\sum_k \delta_{jk} f(k) = f(j)$"
 
     def rewrite(self, node, ctx):
-        if not (isinstance(node, Sum) and len(node.limits) == 1):
+        """Any index k of the sum whose range is 1..dimension and on which no other range
+        depends, against an index j that lies in 1..dimension (``Context.names_a_coordinate``:
+        another index of the same sum bound to such a range, a free index, an integer)."""
+        if not isinstance(node, Sum):
             return None
-        (index, lower, upper), = node.limits
-        for factor in Mul.make_args(node.function):
-            if isinstance(factor, KroneckerDelta) and index in factor.args:
+        for n, (index, lower, upper) in enumerate(node.limits):
+            others = node.limits[:n] + node.limits[n + 1:]
+            if lower != 1 or upper != ctx.model.dimension or any(
+                    bound.has(index) for _, lo, hi in others for bound in (lo, hi)):
+                continue
+            around = ctx.inside(Sum(node.function, *others)) if others else ctx
+            for factor in Mul.make_args(node.function):
+                if not (isinstance(factor, KroneckerDelta) and index in factor.args):
+                    continue
                 other = factor.args[0] if factor.args[1] == index else factor.args[1]
-                if lower == 1 and upper == ctx.model.dimension and other != index \
-                        and ctx.names_a_coordinate(other):
-                    return (node.function / factor).xreplace({index: other})
+                if other != index and around.names_a_coordinate(other):
+                    body = (node.function / factor).xreplace({index: other})
+                    return Sum(body, *others) if others else body
         return None
 
 

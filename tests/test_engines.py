@@ -22,6 +22,8 @@ from sdpa_proofs import (
     i,
     j,
     k,
+    l,
+    m,
     q,
     sigma_k,
     sigma_q,
@@ -61,6 +63,31 @@ def test_exact_engine_matches_brute_force(x, model):
     engine = ExactEvaluator(model).value(E(x))
     for dim in (1, 2, 3):
         assert sp.simplify(engine.subs(d, dim) - brute_force_expectation(x, model, dim)) == 0
+
+
+PAIRINGS = (sp.KroneckerDelta(i, j) * sp.KroneckerDelta(l, m)
+            + sp.KroneckerDelta(i, l) * sp.KroneckerDelta(j, m)
+            + sp.KroneckerDelta(i, m) * sp.KroneckerDelta(j, l))
+
+
+@pytest.mark.parametrize("x", [
+    Sum(sp.KroneckerDelta(i, j) * E(q[i] * q[j] * k[i] * k[j]), (i, 1, d), (j, 1, d)),
+    Sum((sp.KroneckerDelta(i, j) + 2 * sp.KroneckerDelta(j, l)) * E(q[i] * q[j] * q[l]**2),
+        (i, 1, d), (j, 1, d), (l, 1, d)),
+    Sum(sp.KroneckerDelta(i, 1) * E(q[i]**2), (i, 1, d)) + Sum(sp.KroneckerDelta(i, j), (i, 1, d),
+                                                              (j, 1, d)),
+    Sum(PAIRINGS**2, (i, 1, d), (j, 1, d), (l, 1, d), (m, 1, d)),  # 3 d^2 + 6 d
+])
+def test_sums_of_kronecker_deltas_exact_engine_against_brute_force(x, model):
+    """A delta of two summation indices is 1 or 0 in each pattern of coinciding indices; the
+    reference writes the sums out at d = 1, 2, 3, where SymPy decides every delta."""
+    engine = ExactEvaluator(model).value(x)
+    for dim in (1, 2, 3):
+        explicit = x.subs(d, dim).doit()
+        reference = explicit.replace(lambda e: isinstance(e, E),
+                                     lambda e, dim=dim: brute_force_expectation(e.args[0], model,
+                                                                                dim))
+        assert sp.simplify(engine.subs(d, dim) - reference) == 0
 
 
 def test_fourth_moment_of_the_dot_product_from_cumulants():
@@ -144,14 +171,14 @@ def test_gauss_rules_from_moments_match_gauss_hermite():
     gives mpmath's Gauss-Hermite nodes, and weights divided by sqrt(pi)."""
     from sdpa_proofs.distributions import gauss_from_moments
 
-    for m in (1, 4, 9):
+    for size in (1, 4, 9):
         half_moments = [sp.factorial2(n - 1) / sp.Integer(2) ** (n // 2) if n % 2 == 0 else 0
-                        for n in range(2 * m)]
+                        for n in range(2 * size)]
         # the recurrence takes integers: moments of sqrt(2) X, scaled back below
         moments = [int(x * 2 ** (n // 2)) for n, x in enumerate(half_moments)]
-        nodes, weights = gauss_from_moments(moments, m, 40)
+        nodes, weights = gauss_from_moments(moments, size, 40)
         with mpmath.workdps(40):
-            hermite_nodes, hermite_weights = mpmath.mp.gauss_quadrature(m, "hermite")
+            hermite_nodes, hermite_weights = mpmath.mp.gauss_quadrature(size, "hermite")
             for x, w, hx, hw in zip(nodes, weights, hermite_nodes, hermite_weights):
                 assert abs(x / mpmath.sqrt(2) - hx) < mpmath.mpf(10) ** -35
                 assert abs(w - hw / mpmath.sqrt(mpmath.pi)) < mpmath.mpf(10) ** -35

@@ -19,6 +19,7 @@ from sdpa_proofs import (
     k,
     l,
     lemma,
+    m,
     n,
     p_max,
     q,
@@ -91,7 +92,10 @@ CASES = {
     "covariance_definition": [(Cov(q[1], k[1]), E(q[1] * k[1]) - E(q[1]) * E(k[1]),
                                E(q[1] * k[1]))],
     "differentiate": [(Derivative(q[1]**3 * k[1], q[1]), 3 * q[1]**2 * k[1], q[1]**3)],
-    "sift": [(Sum(KroneckerDelta(i, j) * q[j], (j, 1, d)), q[i], Sum(q[j], (j, 1, d)))],
+    "sift": [(Sum(KroneckerDelta(i, j) * q[j], (j, 1, d)), q[i], Sum(q[j], (j, 1, d))),
+             # one index of a double sum against the other: the d terms i = j, not d^2
+             (Sum(KroneckerDelta(i, j) * q[i] * k[j], (i, 1, d), (j, 1, d)),
+              Sum(q[j] * k[j], (j, 1, d)), d * Sum(q[j] * k[j], (j, 1, d)))],
 }
 
 # Isserlis needs a Gaussian model: (model, before, right value, wrong value), the values derived
@@ -201,13 +205,54 @@ def test_gaussian_rule_accepts_correct_and_rejects_wrong(rule, case):
     assert verdict.status == "fail" and rule in verdict.reason
 
 
-def test_isserlis_needs_a_gaussian_model_and_known_index_relations():
+def test_isserlis_needs_a_gaussian_model():
     uniform = get_model("independent-uniform")
     verdict = check(E(q[1]**2 * k[1]**2), sigma_q**2 * sigma_k**2, "isserlis", uniform)
     assert verdict.status == "fail" and "not jointly Gaussian" in verdict.reason
-    correlated = get_model("correlated-normal")
-    verdict = check(E(q[i] * k[j]), 0, "isserlis", correlated)
-    assert verdict.status == "fail" and "whether i = j is not known" in verdict.reason
+
+
+# indices that may coincide: Cov(q_i, q_j) = sigma_q^2 delta_ij for independent coordinates,
+# rho sigma_q sigma_k delta_ij for q_i, k_j with per-coordinate correlation; (model, before,
+# right, wrongs): independence misapplied (0), the indices taken as equal, a pairing dropped
+DELTA = KroneckerDelta
+PAIRINGS = DELTA(i, j) * DELTA(l, m) + DELTA(i, l) * DELTA(j, m) + DELTA(i, m) * DELTA(j, l)
+COINCIDING = [
+    ("independent-normal", E(q[i] * q[j]), sigma_q**2 * DELTA(i, j), [0, sigma_q**2]),
+    ("correlated-normal", E(q[i] * k[j]), rho * sigma_q * sigma_k * DELTA(i, j),
+     [0, rho * sigma_q * sigma_k]),
+    ("independent-normal", E(q[i] * q[j] * q[l] * q[m]), sigma_q**4 * PAIRINGS,
+     [sigma_q**4 * (PAIRINGS - DELTA(i, m) * DELTA(j, l)), sigma_q**2 * PAIRINGS,
+      3 * sigma_q**4]),
+]
+
+
+@pytest.mark.parametrize("case", COINCIDING)
+def test_isserlis_writes_a_covariance_of_indices_that_may_coincide_with_a_delta(case):
+    name, before, good, wrongs = case
+    model = get_model(name)
+    assert check(before, good, "isserlis", model).status == "pass"
+    for wrong in wrongs:
+        verdict = check(before, wrong, "isserlis", model)
+        assert verdict.status == "fail" and "isserlis" in verdict.reason, wrong
+
+
+def test_indices_known_distinct_are_not_probed_where_they_coincide(normal):
+    """sigma_q^2 delta_ij is 0 for i != j: a step that says so is not refuted by a probe at
+    i = j, which the same step without i != j is."""
+    step = (sigma_q**2 * DELTA(i, j) + E(q[1]), E(q[1]), "algebra", normal)
+    assert check(*step, DISTINCT_IJ).status != "fail"
+    assert check(*step).status == "fail"
+
+
+def test_sifting_an_index_needs_its_range_and_the_other_index_in_it(normal):
+    """sum_{j<=d+1} sum_{i<=d} delta_ij is d, not d + 1; sum_i sum_{j<=i} delta_ij has a
+    range that depends on i: sift applies to neither."""
+    wider = Sum(DELTA(i, j), (i, 1, d), (j, 1, d + 1))
+    verdict = check(wider, Sum(1, (j, 1, d + 1)), "sift", normal)
+    assert verdict.status == "fail" and "applies nowhere" in verdict.reason
+    nested = Sum(DELTA(i, j), (j, 1, i), (i, 1, d))
+    verdict = check(nested, Sum(1, (i, 1, d)), "sift", normal)
+    assert verdict.status == "fail" and "applies nowhere" in verdict.reason
 
 
 @pytest.mark.parametrize("rule,case", [(r, c) for r, cs in CASES.items() for c in cs])
