@@ -207,6 +207,19 @@ def test_mutation_testing_kills_every_non_equivalent_mutant():
 
 
 @pytest.mark.slow
+def test_mutation_testing_of_the_fourth_moment():
+    """Four indices, Isserlis' pairings as deltas, sifting: a changed count, power or bound
+    and a swapped rule are all rejected."""
+    files = [str(ROOT / "derivations" / f"{name}.py") for name in ("fourth_moment", "kurtosis")]
+    report = run_mutation(load_paths(files))
+    kinds = {r.mutant.kind for r in report.results}
+    assert {"number", "operator", "exponent", "bound", "rule"} <= kinds
+    assert not report.survivors, [(r.mutant.derivation.name, r.mutant.step,
+                                   r.mutant.description) for r in report.survivors]
+    assert len(report.killed) > 5 * len(report.equivalent)
+
+
+@pytest.mark.slow
 def test_mutation_testing_of_the_softmax_bounds():
     """The inequality chains: turned relations, shortened maxima, changed powers and swapped
     bound rules are all rejected; the survivors are equivalent."""
