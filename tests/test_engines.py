@@ -90,6 +90,14 @@ def test_sums_of_kronecker_deltas_exact_engine_against_brute_force(x, model):
         assert sp.simplify(engine.subs(d, dim) - reference) == 0
 
 
+def test_a_delta_against_an_index_that_some_dimensions_lack_is_not_evaluated(normal):
+    """sum_{i <= d} delta_{i5} is 1 for d >= 5 and 0 below: no one closed form for every d."""
+    from sdpa_proofs.errors import UnsupportedExpression
+
+    with pytest.raises(UnsupportedExpression):
+        ExactEvaluator(normal).value(Sum(sp.KroneckerDelta(i, 5) * E(q[i] ** 2), (i, 1, d)))
+
+
 def test_fourth_moment_of_the_dot_product_from_cumulants():
     """E[S^4] = d E[X^4] + 3 d(d-1) E[X^2]^2 for X = q_i k_i (textbook, Normal coordinates)."""
     normal = INDEPENDENT[0]
