@@ -100,7 +100,8 @@ class Cite(BoundRule):
                 return (f"cited {derivation.name}: its step {n} fails under {model.name}: "
                         f"{verdict.reason}"), ()
             assumed.extend(verdict.assumes)
-        if algebraically_equal(unfold(derivation.steps[-1].expr, where), self.rhs) is not True:
+        if algebraically_equal(unfold(derivation.steps[-1].expr, where), self.rhs,
+                               distinct=derivation.distinct) is not True:
             return f"cited {derivation.name}: its chain does not end at its claim's right side", ()
         return None, tuple(dict.fromkeys(assumed))
 

@@ -13,6 +13,7 @@ from sympy import Expr, Indexed
 from .algebra import random_value, small_integers
 from .expressions import BINDERS, MaxOver, bound_indices, index_symbols, random_coordinates
 from .realnumbers import put_in
+from .symbols import SIZES
 
 
 def is_pointwise(before: Expr, after: Expr) -> bool:
@@ -99,9 +100,10 @@ def substitute_free(expr: Expr, values: dict) -> Expr:
 def concrete_index_values(exprs: list[Expr], distinct: frozenset, dim: int,
                           dimension: Expr) -> list[dict]:
     """All assignments of values 1..dim to the free index symbols respecting ``distinct``.
-    The dimension is none of them, though δ(d, 2) compares it like one: it is dim."""
+    The dimension is none of them, though δ(d, 2) compares it like one: it is dim; nor is
+    another size (n keys under a model of d coordinates), which is a parameter of its own."""
     names = sorted((s for e in exprs for s in index_symbols(e)
-                    if not s.is_Integer and s != dimension), key=str)
+                    if not s.is_Integer and s != dimension and s not in SIZES), key=str)
     names = list(dict.fromkeys(names))
     values = []
     for combo in itertools.product(range(1, dim + 1), repeat=len(names)):

@@ -169,7 +169,7 @@ def _exact_check(before: Expr, after: Expr, model: Model, distinct: frozenset,
         difference = sp.expand(plain_lhs - plain_rhs)
         if difference == 0 or simplifies_to_zero(difference):
             continue
-        if differs_somewhere(difference, probes=5, numbers=known):
+        if differs_somewhere(difference, probes=5, numbers=known, distinct=distinct):
             return Verdict(FAIL, f"exact values differ{where}: {show(lhs)} versus {show(rhs)}",
                            counterexample={"exact": True, "case": where.strip(" ,"),
                                            "lhs": show(lhs), "rhs": show(rhs)})

@@ -32,6 +32,7 @@ from .indexing import (
 )
 from .models import Model, isserlis_moment
 from .realnumbers import put_in
+from .symbols import SIZES
 from .text import show
 
 
@@ -122,13 +123,14 @@ class ExactEvaluator:
                                         f"value ({error})") from error
 
     def _is_index_delta(self, expr: Expr) -> bool:
-        """delta_{ij} of two indices, each a symbol other than the dimension or an integer in
-        1..dimension for every dimension (sum_i delta_{i5} is 0 for d < 5): in a pattern of
-        coinciding indices it is 1 or 0, as a moment of theirs is one value."""
+        """delta_{ij} of two indices, each a symbol other than a size (the dimension, n) or an
+        integer in 1..dimension for every dimension (sum_i delta_{i5} is 0 for d < 5): in a
+        pattern of coinciding indices it is 1 or 0, as a moment of theirs is one value."""
         dimension = self.model.dimension
         return isinstance(expr, sp.KroneckerDelta) and all(
             (x.is_Integer and x >= 1 and (x - dimension).is_nonpositive)
-            or (x.is_Symbol and x.is_integer and x != dimension) for x in expr.args)
+            or (x.is_Symbol and x.is_integer and x not in (dimension, *SIZES))
+            for x in expr.args)
 
     def _product_of_expectations(self, factors: tuple, assignment: dict) -> Expr:
         result = sp.S.One

@@ -39,6 +39,7 @@ from .intervals import Ranges, is_nonnegative, is_positive
 from .limits import Lim, sample_means
 from .models import Model, indices_known_distinct, isserlis_moment
 from .realnumbers import certainly_nonzero, certainly_positive
+from .symbols import SIZES
 from .text import show
 
 MAX_PASSES = 12
@@ -62,6 +63,10 @@ class Context:
         """The context of ``node``'s arguments: the indices it binds, with their ranges (and,
         for a sum over i != j, that pair known distinct).  A pair known distinct outside says
         nothing about an index the node binds anew."""
+        if isinstance(node, Lim):  # its variable goes to infinity: in no range of indices
+            return replace(self, distinct=frozenset(p for p in self.distinct
+                                                    if node.variable not in p),
+                           ranges={**self.ranges, node.variable: (sp.S.One, sp.oo)})
         if not isinstance(node, SumOverDistinct | Sum | MaxOver):
             return self
         bound = set(bound_indices(node))
@@ -82,8 +87,10 @@ class Context:
         if index in self.ranges:
             lower, upper = self.ranges[index]
             return bool((lower - 1).is_nonnegative and (upper - dimension).is_nonpositive)
-        if index.is_Symbol:
-            return bool(index.is_integer and index.is_positive)
+        if index == dimension:
+            return True
+        if index.is_Symbol:  # a size counts other things: n keys are no index of d coordinates
+            return bool(index.is_integer and index.is_positive and index not in SIZES)
         return bool(index.is_Integer and index >= 1 and (index - dimension).is_nonpositive)
 
     def generic_indices_apply(self, fact: Expr) -> str | None:
@@ -725,7 +732,9 @@ class Sift(Rule):
                     continue
                 other = factor.args[0] if factor.args[1] == index else factor.args[1]
                 if other != index and around.names_a_coordinate(other):
-                    body = (node.function / factor).xreplace({index: other})
+                    # a sum inside that binds the other index would capture it
+                    body = bound_renamed_apart(node.function / factor, {other})
+                    body = body.xreplace({index: other})
                     return Sum(body, *others) if others else body
         return None
 

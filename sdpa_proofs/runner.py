@@ -359,7 +359,7 @@ def _conclusion(derivation: Derivation, claim) -> Verdict:
         return Verdict(FAIL, f"the steps prove lhs {SYMBOLS[proved]} rhs, which does not give "
                              f"the claimed lhs {SYMBOLS[claimed]} rhs")
     last = unfold(sp.sympify(derivation.steps[-1].expr), derivation.where)
-    equal = algebraically_equal(last, claim.rhs)
+    equal = algebraically_equal(last, claim.rhs, distinct=derivation.distinct)
     if equal:  # no model says what the moments in a denominator are: each may be anything
         why = unshared_pole_for_any_values(last, claim.rhs)
         return Verdict(UNDECIDED, f"the chain ends at {show(derivation.steps[-1].expr)}, equal "

@@ -30,6 +30,10 @@ s = sp.Symbol("s", positive=True)  # the logits' standard deviation
 m = sp.Symbol("m", integer=True, positive=True)  # the index of the softmax normaliser
 l = sp.Symbol("l", integer=True, positive=True)  # noqa: E741 - the index of a maximum
 
+#: the library's sizes: d coordinates, n keys; each is a value of an index only as its own
+#: model's dimension (q_d is the last coordinate), never of the other's (delta(i, n) for i <= d)
+SIZES = (d, n)
+
 
 def softmax_p(index) -> sp.Expr:
     """p_index = e^{z_index} / sum_m e^{z_m}."""

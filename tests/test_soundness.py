@@ -3526,3 +3526,67 @@ bound = Derivation(claim=Eq(E(q[1] * k[1]) + log(t * w), log(t) + log(w)),
     code, output, data = verify(tmp_path, capsys=capsys)
     (entry,) = data["derivations"]
     assert entry["conditions"] == ["t ∈ ℤ", "t > 0", "w ∈ ℤ", "w > 0"], entry
+
+
+# ---- found by attacking the checker, round 93 ----------------------------------------------
+
+SIZE_AS_INDEX = {
+    # sum_{i <= d} delta(i, n) is 1 only where n <= d, and sum_{l <= n} delta(l, d) only where
+    # d <= n: both were verified, which together say n = d
+    "keys": '''
+keys = Derivation(claim=Eq(Sum(KroneckerDelta(i, n), (i, 1, d)), 1), models=["independent-normal"],
+                  steps=[Step(1, "sift")])
+''',
+    "coordinates": '''
+coordinates = Derivation(claim=Eq(Sum(KroneckerDelta(l, d), (l, 1, n)), 1),
+                         models=["gaussian-logits"], steps=[Step(1, "sift")])
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_AS_INDEX))
+def test_a_size_is_no_index_of_the_other_models_coordinates(tmp_path, capsys, name):
+    """Sift, the exact engine and the numeric check took every positive integer symbol for an
+    index in 1..dimension, n under a model of d coordinates too (review round 93)."""
+    write(tmp_path, f"{name}.py", HEADER + SIZE_AS_INDEX[name])
+    code, out, data = verify(tmp_path, capsys=capsys)
+    (step,) = data["derivations"][0]["models"][0]["steps"]
+    assert code == 1 and statuses(data) == {name: "failed"}
+    assert step["rule_check"]["status"] == "fail" and step["numeric_check"]["status"] == "fail"
+
+
+def test_sift_knows_that_a_limit_binds_its_variable(normal):
+    """lim_n sum_{i <= d} delta(i, n) is 0 (n passes d), but sift took n for a coordinate and
+    passed lim_n 1 (review round 93)."""
+    from sdpa_proofs import Lim, n
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    before = Lim(sp.Sum(sp.KroneckerDelta(i, n), (i, 1, d)), n)
+    assert rule_check(before, Lim(1, n), resolve("sift"), normal).status != "pass"
+
+
+def test_sift_renames_apart_a_sum_that_binds_the_other_index(normal):
+    """sum_i delta(i, j) sum_j q_j k_i is k_j sum_j' q_j', not sum_j q_j k_j: putting j for i
+    under the inner sum over j captured it (review round 93)."""
+    from sdpa_proofs import k
+    from sdpa_proofs.registry import resolve
+    from sdpa_proofs.rulecheck import rule_check
+
+    before = sp.Sum(sp.KroneckerDelta(i, j) * sp.Sum(q[j] * k[i], (j, 1, d)), (i, 1, d))
+    captured = sp.Sum(q[j] * k[j], (j, 1, d))
+    assert rule_check(before, captured, resolve("sift"), normal).status == "fail"
+    renamed = k[j] * sp.Sum(q[i], (i, 1, d))
+    assert rule_check(before, renamed, resolve("sift"), normal).status == "pass"
+
+
+def test_the_chain_end_is_compared_with_the_claim_under_its_distinct_indices(tmp_path, capsys):
+    """sigma_q^2 delta_ij is 0 where i != j is assumed: the probe where the deltas' indices
+    coincide made the true E[q_i q_j] = 0 fail (review round 93)."""
+    write(tmp_path, "apart.py", HEADER + '''
+apart = Derivation(claim=Eq(E(q[i] * q[j]), 0), distinct=[(i, j)], models=["independent-normal"],
+                   steps=[Step(sigma_q**2 * KroneckerDelta(i, j), "isserlis")])
+''')
+    code, out, data = verify(tmp_path, capsys=capsys)
+    # algebra cannot use i != j to take the delta for 0: undecided, never refuted
+    assert statuses(data)["apart"] == "undecided", out
