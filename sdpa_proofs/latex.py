@@ -21,7 +21,7 @@ from .sealing import UserRule
 from .texsafe import escape, safe_math, text
 from .text import REACHING, in_reading_order
 from .translations import assumptions_in, translate
-from .validation import claim_conditions
+from .validation import conditions_as_written
 
 
 class ProofPrinter(LatexPrinter):
@@ -226,12 +226,13 @@ def _definitions(derivation: Derivation, lang: str = "en") -> str:
 def _distinct(derivation: Derivation, report: DerivationReport | None = None,
               lang: str = "en") -> str:
     """The hypotheses i ≠ j and the claim's conditions (c > 0, c ≠ 2): the report's, which
-    include where the moments that divide are not 0 under its models, else the claim's own."""
+    include where the moments that divide are not 0 under its models, else those of the claim
+    as written (Var(q_1) ≠ 0)."""
     pairs = [rf"{to_latex(a)} \neq {to_latex(b)}"
              for a, b in (sorted(p, key=str) for p in derivation.distinct)]
     described = report is not None and report.claim  # a report of bad input describes nothing
     declared = report.conditions_latex if described else [
-        to_latex(c) for c in claim_conditions(derivation, resolve_models(derivation.models))]
+        to_latex(c) for c in conditions_as_written(derivation, resolve_models(derivation.models))]
     items = pairs + declared
     return f" {translate('for', lang)} " + ", ".join(f"${x}$" for x in items) if items else ""
 

@@ -129,7 +129,7 @@ class ExactEvaluator:
         dimension = self.model.dimension
         return isinstance(expr, sp.KroneckerDelta) and all(
             (x.is_Integer and x >= 1 and (x - dimension).is_nonpositive)
-            or (x.is_Symbol and x.is_integer and x not in (dimension, *SIZES))
+            or (x.is_Symbol and x.is_integer and x.is_positive and x not in (dimension, *SIZES))
             for x in expr.args)
 
     def _product_of_expectations(self, factors: tuple, assignment: dict) -> Expr:

@@ -17,7 +17,7 @@ from . import models as _models
 from . import symbols as _symbols
 from .declarations import conditions, unreadable_declarations
 from .derivation import Derivation, justifications
-from .domains import nonzero_divisors
+from .domains import divisors, nonzero_conditions, nonzero_divisors
 from .errors import BadInput
 from .expressions import (
     BINDERS,
@@ -93,6 +93,7 @@ def validate(derivation: Derivation, models: list[Model]) -> None:
         _vectors_are_only_real(place, expr)
         _constructs_the_checks_know(place, expr)
     _hypotheses(derivation, at)
+    _indices_are_no_numbers(derivation, models, at)
     for model in models:
         try:
             parameter_domains(model)
@@ -177,6 +178,15 @@ def claim_conditions(derivation: Derivation, models: list[Model]) -> list[Expr]:
     proof's and its models' have a value, as every report shows them: c > 0, c != 2."""
     declared = [c for x in user_parameters(derivation, models) for c in conditions(x)]
     return declared + nonzero_divisors(claim_expressions(derivation, models))
+
+
+def conditions_as_written(derivation: Derivation, models: list[Model]) -> list[Expr]:
+    """claim_conditions, and each divisor that holds a moment as it stands (Var(q_1) != 0):
+    what a document states of a claim that no check has seen, where the models' values of
+    the moments (a^2 for Var(q_1) = a^2) are not known."""
+    found = claim_conditions(derivation, models)
+    moments = nonzero_conditions(divisors(claim_expressions(derivation, models), moments=True))
+    return found + [c for c in moments if c not in found]
 
 
 def claim_expressions(derivation: Derivation, models: list[Model]) -> list[Expr]:
@@ -485,15 +495,41 @@ def _declared(symbol: Symbol) -> dict:
     return {k: v for k, v in symbol._assumptions_orig.items() if k != "commutative"}
 
 
+def _statement(derivation: Derivation) -> tuple[list[Expr], list[Expr]]:
+    """The claim's sides and the steps, then the lemmas' sides, abbreviations unfolded."""
+    exprs = [derivation.claim.lhs, derivation.claim.rhs] + [s.expr for s in derivation.steps]
+    lemmas = [side for _, _, equation in _lemmas(derivation)
+              for side in (equation.lhs, equation.rhs)]
+    return ([unfold(e, derivation.where) for e in exprs],
+            [unfold(e, derivation.where) for e in lemmas])
+
+
+def _indices_are_no_numbers(derivation: Derivation, models: list[Model], at: str) -> None:
+    """A free index names a coordinate, in 1..dimension, and so the checks take it; standing
+    also as a number (a Sum_i delta(i, a) = a), it reads as a parameter, any positive integer,
+    and the claim, true only for a <= d, was shown for every a (review round 94).  The sizes
+    are both (q_d is the last coordinate)."""
+    exprs, lemmas = _statement(derivation)
+    sizes = {*_symbols.SIZES, *(m.dimension for m in models)}
+    indices = set().union(*(index_symbols(e) for e in exprs + lemmas)) - sizes
+    for expr in exprs + lemmas:
+        bare = expr.replace(lambda e: isinstance(e, Indexed | sp.KroneckerDelta),
+                            lambda e: sp.Dummy())
+        both = bare.free_symbols & indices
+        if both:
+            index = min(both, key=str)
+            raise BadInput(f"{at}: {index} is a free index (it names a coordinate, 1..dimension)"
+                           f" and also stands as a number in {show(expr)}: the checks would "
+                           f"take it for a coordinate and the claim would read as one about "
+                           f"every {index}; use one symbol for each")
+
+
 def _hypotheses(derivation: Derivation, at: str) -> None:
     """``distinct`` pairs name two different free indices of the statement: never an index a
     sum binds, where "i != j" would drop the diagonal of the sum.  A free index names some
     coordinate, 1..dimension, so it must be a positive integer symbol."""
-    exprs = [derivation.claim.lhs, derivation.claim.rhs] + [s.expr for s in derivation.steps]
-    exprs = [unfold(e, derivation.where) for e in exprs]
+    exprs, lemmas = _statement(derivation)
     free = set().union(*(index_symbols(e) for e in exprs))
-    lemmas = [unfold(side, derivation.where) for _, _, equation in _lemmas(derivation)
-              for side in (equation.lhs, equation.rhs)]
     # a lemma's free indices too: δ(c, t) there made a real c an index, and an index's
     # declaration is no condition of the claim (review round 90)
     for index in sorted(free.union(*(index_symbols(e) for e in lemmas)), key=str):

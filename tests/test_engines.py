@@ -96,6 +96,9 @@ def test_a_delta_against_an_index_that_some_dimensions_lack_is_not_evaluated(nor
 
     with pytest.raises(UnsupportedExpression):
         ExactEvaluator(normal).value(Sum(sp.KroneckerDelta(i, 5) * E(q[i] ** 2), (i, 1, d)))
+    c = sp.Symbol("c", integer=True)  # 0 or below for all it says: sum_i delta(i, 0) is 0
+    with pytest.raises(UnsupportedExpression):
+        ExactEvaluator(normal).value(Sum(sp.KroneckerDelta(i, c), (i, 1, d)))
 
 
 def test_fourth_moment_of_the_dot_product_from_cumulants():

@@ -3590,3 +3590,37 @@ apart = Derivation(claim=Eq(E(q[i] * q[j]), 0), distinct=[(i, j)], models=["inde
     code, out, data = verify(tmp_path, capsys=capsys)
     # algebra cannot use i != j to take the delta for 0: undecided, never refuted
     assert statuses(data)["apart"] == "undecided", out
+
+
+# ---- found by attacking the checker, round 94 ----------------------------------------------
+
+def test_a_free_index_that_also_stands_as_a_number_is_bad_input(tmp_path, capsys):
+    """a Sum_{i<=d} delta(i, a) = a is true only for a <= d: the checks took a for a coordinate
+    (1..d) and the report for a parameter, "for a ∈ ℤ, a > 0"; it was verified, false at d = 1,
+    a = 2 (review round 94)."""
+    write(tmp_path, "both.py", HEADER + '''
+a = Symbol("a", integer=True, positive=True)
+both = Derivation(claim=Eq(Sum(KroneckerDelta(i, a), (i, 1, d)), a / 2 + Rational(1, 2)),
+                  models=["independent-normal"], steps=[Step(1, "sift"),
+                                                        Step(a / 2 + Rational(1, 2), "algebra")])
+''')
+    write(tmp_path, "good.py", GOOD)
+    code, out, data = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "both.py" in out and "a is a free index" in out
+    assert statuses(data)["good"] == "verified"
+
+
+def test_the_latex_of_an_unchecked_claim_states_its_moment_divisors(tmp_path, capsys):
+    """sdpa-proofs latex renders without checking: a divisor Var(q_1), which is a^2 under the
+    file's model, was left out of the claim's conditions (review round 94)."""
+    write(tmp_path, "corr.py", HEADER + '''
+a = Symbol("a", real=True)
+copy = LatentLinearModel(name="scaled-copy", latents=(Latent("u", NORMAL),),
+                         loadings={q: {"u": a}, k: {"u": 1}})
+corr = Derivation(claim=Eq(Cov(q[1], k[1])**2 / (Var(q[1]) * Var(k[1])), 1), models=[copy],
+                  steps=[Step(1, "model_moment")])
+''')
+    assert main(["latex", str(tmp_path / "corr.py"), "-o", str(tmp_path / "tex")]) == 0
+    tex = (tmp_path / "tex" / "corr.tex").read_text(encoding="utf-8")
+    claim = next(line for line in tex.splitlines() if line.startswith(r"\paragraph{Claim.}"))
+    assert r"\operatorname{Var}" in claim.split(r"\]")[1] and r"\neq 0" in claim
