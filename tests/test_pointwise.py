@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from sympy.printing.pycode import MpmathPrinter
 
 from sdpa_proofs import z
+from sdpa_proofs.errors import UnsupportedExpression
 from sdpa_proofs.models import MODELS
 from sdpa_proofs.numeric import (
     NOISE_DIGITS,
@@ -65,7 +66,10 @@ def test_a_value_is_within_its_terms_size_of_the_value_at_many_more_digits(expr,
     reference = MpmathPrinter().doprint(expr)
     with mpmath.workdps(45):
         values = {z[1]: mpmath.mpf(a), z[2]: mpmath.mpf(b)}
-        value, size = pointwise_value(expr, values), pointwise_size(expr, values)
+        try:
+            value, size = pointwise_value(expr, values), pointwise_size(expr, values)
+        except UnsupportedExpression:  # sin(sqrt(1 + 10^144)): refused, which is no wrong value
+            reject()
     with mpmath.workdps(200):
         coordinates = {1: mpmath.mpf(a), 2: mpmath.mpf(b)}
         error = abs(value - eval(reference, {"mpmath": mpmath, "z": coordinates}))
