@@ -508,18 +508,23 @@ def _indices_are_no_numbers(derivation: Derivation, models: list[Model], at: str
     """A free index names a coordinate, in 1..dimension, and so the checks take it; standing
     also as a number (a Sum_i delta(i, a) = a), it reads as a parameter, any positive integer,
     and the claim, true only for a <= d, was shown for every a (review round 94).  The sizes
-    are both (q_d is the last coordinate)."""
+    are both (q_d is the last coordinate).  The user's models count: E[q_1] = a where a is
+    the mean of q (review round 95)."""
     exprs, lemmas = _statement(derivation)
     sizes = {*_symbols.SIZES, *(m.dimension for m in models)}
     indices = set().union(*(index_symbols(e) for e in exprs + lemmas)) - sizes
-    for expr in exprs + lemmas:
+    # a model's loadings, means and points make a symbol a parameter too (review round 95)
+    places = [(show(x), x) for x in exprs + lemmas] + [
+        (f"{place} ({show(x)})", x) for place, x in _model_places(models)
+        if not isinstance(x, IndexedBase)]
+    for place, expr in places:
         bare = expr.replace(lambda e: isinstance(e, Indexed | sp.KroneckerDelta),
                             lambda e: sp.Dummy())
         both = bare.free_symbols & indices
         if both:
             index = min(both, key=str)
             raise BadInput(f"{at}: {index} is a free index (it names a coordinate, 1..dimension)"
-                           f" and also stands as a number in {show(expr)}: the checks would "
+                           f" and also stands as a number in {place}: the checks would "
                            f"take it for a coordinate and the claim would read as one about "
                            f"every {index}; use one symbol for each")
 

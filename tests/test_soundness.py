@@ -3624,3 +3624,24 @@ corr = Derivation(claim=Eq(Cov(q[1], k[1])**2 / (Var(q[1]) * Var(k[1])), 1), mod
     tex = (tmp_path / "tex" / "corr.tex").read_text(encoding="utf-8")
     claim = next(line for line in tex.splitlines() if line.startswith(r"\paragraph{Claim.}"))
     assert r"\operatorname{Var}" in claim.split(r"\]")[1] and r"\neq 0" in claim
+
+
+# ---- found by attacking the checker, round 95 ----------------------------------------------
+
+@pytest.mark.parametrize("place", ['means={q: a}', 'loadings={q: {"u": a}, k: {"w": 1}}'])
+def test_a_free_index_that_is_a_parameter_of_the_users_model_is_bad_input(tmp_path, capsys,
+                                                                         place):
+    """Sum_{i<=d} delta(i, a) E[q_1] = E[q_1] with a the mean of q (or Var(q_1) with a its
+    loading) was verified 'for a ∈ ℤ, a > 0', false at d = 1, a = 2: the check of round 94 read
+    the claim and the steps, not the model (review round 95)."""
+    loadings = '' if "loadings" in place else 'loadings={q: {"u": 1}, k: {"w": 1}}, '
+    write(tmp_path, "model.py", HEADER + f'''
+a = Symbol("a", integer=True, positive=True)
+mine = LatentLinearModel(name="mine", latents=(Latent("u", NORMAL), Latent("w", NORMAL)),
+                         {loadings}{place})
+model = Derivation(claim=Eq(Sum(KroneckerDelta(i, a), (i, 1, d)) * Var(q[1]) * E(q[1]),
+                            Var(q[1]) * E(q[1])),
+                   models=[mine], steps=[Step(Var(q[1]) * E(q[1]), "sift")])
+''')
+    code, out, _ = verify(tmp_path, capsys=capsys)
+    assert code == 2 and "a is a free index" in out and "model mine" in out
