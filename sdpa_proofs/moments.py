@@ -32,7 +32,7 @@ from .indexing import (
 )
 from .models import Model, isserlis_moment
 from .realnumbers import put_in
-from .symbols import SIZES
+from .symbols import in_every_range
 from .text import show
 
 
@@ -126,11 +126,8 @@ class ExactEvaluator:
         """delta_{ij} of two indices, each a symbol other than a size (the dimension, n) or an
         integer in 1..dimension for every dimension (sum_i delta_{i5} is 0 for d < 5): in a
         pattern of coinciding indices it is 1 or 0, as a moment of theirs is one value."""
-        dimension = self.model.dimension
         return isinstance(expr, sp.KroneckerDelta) and all(
-            (x.is_Integer and x >= 1 and (x - dimension).is_nonpositive)
-            or (x.is_Symbol and x.is_integer and x.is_positive and x not in (dimension, *SIZES))
-            for x in expr.args)
+            in_every_range(x, self.model.dimension) for x in expr.args)
 
     def _product_of_expectations(self, factors: tuple, assignment: dict) -> Expr:
         result = sp.S.One

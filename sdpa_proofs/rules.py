@@ -39,7 +39,7 @@ from .intervals import Ranges, is_nonnegative, is_positive
 from .limits import Lim, sample_means
 from .models import Model, indices_known_distinct, isserlis_moment
 from .realnumbers import certainly_nonzero, certainly_positive
-from .symbols import SIZES
+from .symbols import in_every_range
 from .text import show
 
 MAX_PASSES = 12
@@ -87,11 +87,7 @@ class Context:
         if index in self.ranges:
             lower, upper = self.ranges[index]
             return bool((lower - 1).is_nonnegative and (upper - dimension).is_nonpositive)
-        if index == dimension:
-            return True
-        if index.is_Symbol:  # a size counts other things: n keys are no index of d coordinates
-            return bool(index.is_integer and index.is_positive and index not in SIZES)
-        return bool(index.is_Integer and index >= 1 and (index - dimension).is_nonpositive)
+        return index == dimension or in_every_range(index, dimension)
 
     def generic_indices_apply(self, fact: Expr) -> str | None:
         """A fact with free indices holds for each index in 1..dimension: where one of them is

@@ -35,6 +35,16 @@ l = sp.Symbol("l", integer=True, positive=True)  # noqa: E741 - the index of a m
 SIZES = (d, n)
 
 
+def in_every_range(index: sp.Expr, dimension: sp.Expr) -> bool:
+    """Whether the index lies in 1..dimension whatever the dimension is: a whole number no
+    larger than every dimension (1 always, 5 not for d < 5), or a positive integer symbol other
+    than a size (a free index names a coordinate; n keys are no index of d coordinates)."""
+    if index.is_Integer:
+        return bool(index >= 1 and (index - dimension).is_nonpositive)
+    return bool(index.is_Symbol and index.is_integer and index.is_positive
+                and index not in (dimension, *SIZES))
+
+
 def softmax_p(index) -> sp.Expr:
     """p_index = e^{z_index} / sum_m e^{z_m}."""
     return sp.exp(z[index]) / sp.Sum(sp.exp(z[m]), (m, 1, n))

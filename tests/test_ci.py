@@ -193,44 +193,42 @@ def test_mutation_testing_kills_every_non_equivalent_mutant():
     """Numbers, operators, exponents, bounds, rule names and i = j / i != j mutated in the
     seed's derivations: every mutant that changes the mathematics is rejected, and every
     survivor is shown equivalent (same exact value, still justified by its rule)."""
-    files = [str(ROOT / "derivations" / f"{name}.py") for name in
-             ("mean_zero", "variance", "standard_deviation", "scaled_variance", "over_shrink")]
-    report = run_mutation(load_paths(files))
-    kinds = {r.mutant.kind for r in report.results}
-    assert {"number", "operator", "exponent", "bound", "rule", "i=j/i!=j"} <= kinds
-    assert not report.survivors, [(r.mutant.derivation.name, r.mutant.step,
-                                   r.mutant.description) for r in report.survivors]
+    report = _every_mutant_killed(
+        [str(ROOT / "derivations" / f"{name}.py") for name in
+         ("mean_zero", "variance", "standard_deviation", "scaled_variance", "over_shrink")],
+        {"number", "operator", "exponent", "bound", "rule", "i=j/i!=j"})
     assert report.kill_rate == 1.0
-    assert len(report.killed) > 5 * len(report.equivalent)
     for r in report.equivalent:
         assert r.equivalent_because
+
+
+def _every_mutant_killed(files: list[str], kinds: set):
+    """Mutation testing of the files: mutants of each kind made, none surviving, and far more
+    killed than found equivalent."""
+    report = run_mutation(load_paths(files))
+    assert kinds <= {r.mutant.kind for r in report.results}
+    assert not report.survivors, [(r.mutant.derivation.name, r.mutant.step,
+                                   r.mutant.description) for r in report.survivors]
+    assert len(report.killed) > 5 * len(report.equivalent)
+    return report
 
 
 @pytest.mark.slow
 def test_mutation_testing_of_the_fourth_moment():
     """Four indices, Isserlis' pairings as deltas, sifting: a changed count, power or bound
     and a swapped rule are all rejected."""
-    files = [str(ROOT / "derivations" / f"{name}.py") for name in ("fourth_moment", "kurtosis")]
-    report = run_mutation(load_paths(files))
-    kinds = {r.mutant.kind for r in report.results}
-    assert {"number", "operator", "exponent", "bound", "rule"} <= kinds
-    assert not report.survivors, [(r.mutant.derivation.name, r.mutant.step,
-                                   r.mutant.description) for r in report.survivors]
-    assert len(report.killed) > 5 * len(report.equivalent)
+    _every_mutant_killed([str(ROOT / "derivations" / f"{name}.py")
+                          for name in ("fourth_moment", "kurtosis")],
+                         {"number", "operator", "exponent", "bound", "rule"})
 
 
 @pytest.mark.slow
 def test_mutation_testing_of_the_softmax_bounds():
     """The inequality chains: turned relations, shortened maxima, changed powers and swapped
     bound rules are all rejected; the survivors are equivalent."""
-    files = [str(ROOT / "derivations" / "softmax" / f"jacobian_trace_{side}.py")
-             for side in ("upper", "lower")]
-    report = run_mutation(load_paths(files))
-    kinds = {r.mutant.kind for r in report.results}
-    assert {"number", "exponent", "bound", "rule", "relation"} <= kinds
-    assert not report.survivors, [(r.mutant.derivation.name, r.mutant.step,
-                                   r.mutant.description) for r in report.survivors]
-    assert len(report.killed) > 5 * len(report.equivalent)
+    _every_mutant_killed([str(ROOT / "derivations" / "softmax" / f"jacobian_trace_{side}.py")
+                          for side in ("upper", "lower")],
+                         {"number", "exponent", "bound", "rule", "relation"})
 
 
 def test_a_file_that_never_finishes_loading_is_bad_input(tmp_path, monkeypatch, capsys):
